@@ -1,0 +1,40 @@
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+
+.PHONY: setup demo test lint bench bench-quality chroma reindex clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/python -m memory demo --persona karin
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check memory tests
+	$(BIN)/mypy memory
+
+bench: setup
+	$(BIN)/python -m memory.bench
+
+bench-quality: setup
+	$(BIN)/python -m memory.bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json
+
+chroma: setup
+	$(BIN)/chroma run --path data/chroma-server --host 127.0.0.1 --port 8000
+
+clean:
+	rm -rf data/demo data/bench-* .pytest_cache .mypy_cache .ruff_cache
