@@ -1,0 +1,108 @@
+"""MemoryArchive: an append-only JSONL file per persona of everything forgotten or cleaned.
+
+People can read it; the engine never rewrites it. Each line is one entry with its final
+significance, the reason (``forgotten`` or ``cleanup``) and the time. A line that cannot be parsed
+is skipped with a warning when read, and left in place.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ArchivedMemory:
+    """One archived entry as written to the JSONL file."""
+
+    id: str
+    layer: str
+    content: str
+    created_at: datetime
+    archived_at: datetime
+    significance: float
+    reason: str
+    user_id: str | None = None
+    note: str | None = None
+
+    def to_json(self) -> str:
+        """One JSONL line (no trailing newline)."""
+        return json.dumps(
+            {
+                "id": self.id,
+                "layer": self.layer,
+                "user_id": self.user_id,
+                "content": self.content,
+                "note": self.note,
+                "created_at": self.created_at.isoformat(),
+                "archived_at": self.archived_at.isoformat(),
+                "significance": round(self.significance, 6),
+                "reason": self.reason,
+            },
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, line: str) -> ArchivedMemory:
+        """Parse one line; raises ``ValueError``/``KeyError`` on a malformed line."""
+        raw = json.loads(line)
+        return cls(
+            id=str(raw["id"]),
+            layer=str(raw["layer"]),
+            content=str(raw["content"]),
+            created_at=datetime.fromisoformat(raw["created_at"]),
+            archived_at=datetime.fromisoformat(raw["archived_at"]),
+            significance=float(raw["significance"]),
+            reason=str(raw["reason"]),
+            user_id=raw.get("user_id"),
+            note=raw.get("note"),
+        )
+
+
+class MemoryArchive:
+    """The archive file of one persona."""
+
+    def __init__(self, archive_dir: Path, persona: str) -> None:
+        self.path = archive_dir / f"{persona}.jsonl"
+        self._lock = threading.Lock()
+
+    def append(self, memories: Iterable[ArchivedMemory]) -> int:
+        """Append lines and fsync; returns how many were written."""
+        lines = [m.to_json() + "\n" for m in memories]
+        if not lines:
+            return 0
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write("".join(lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+        return len(lines)
+
+    def read(self) -> list[ArchivedMemory]:
+        """Every readable line, oldest first; corrupt lines are skipped with a warning."""
+        if not self.path.exists():
+            return []
+        memories: list[ArchivedMemory] = []
+        with self.path.open(encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    memories.append(ArchivedMemory.from_json(line))
+                except (ValueError, KeyError, TypeError) as exc:
+                    logger.warning("%s line %d is not a valid archive record (%s); skipped",
+                                   self.path, number, exc)
+        return memories
+
+    def count(self) -> int:
+        """The number of readable records."""
+        return len(self.read())

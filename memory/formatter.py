@@ -1,0 +1,75 @@
+"""Prompt text for memories, with relative times ("3分钟前" / "3 minutes ago"). Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from memory.layers.base import Layer, MemoryEntry, RetrievedMemory
+
+_UNITS = (
+    (365 * 86400, "年", "year"),
+    (30 * 86400, "个月", "month"),
+    (7 * 86400, "周", "week"),
+    (86400, "天", "day"),
+    (3600, "小时", "hour"),
+    (60, "分钟", "minute"),
+)
+
+LAYER_TITLES = {
+    "zh": {
+        Layer.TEMPORARY: "【相关的近期记忆】",
+        Layer.SUMMARY: "【相关的总结记忆】",
+        Layer.STATIC: "【人设记忆】",
+    },
+    "en": {
+        Layer.TEMPORARY: "[Related recent memories]",
+        Layer.SUMMARY: "[Related summaries]",
+        Layer.STATIC: "[Persona memories]",
+    },
+}
+_LAYER_ORDER = (Layer.STATIC, Layer.SUMMARY, Layer.TEMPORARY)
+
+
+def relative_time(moment: datetime, now: datetime, locale: str = "zh") -> str:
+    """How long ago ``moment`` was, in Chinese (default) or English."""
+    seconds = (now - moment).total_seconds()
+    future = seconds < 0
+    seconds = abs(seconds)
+    if seconds < 60:
+        return "刚刚" if locale == "zh" else "just now"
+    for size, zh_unit, en_unit in _UNITS:
+        if seconds >= size:
+            count = int(seconds // size)
+            if locale == "zh":
+                return f"{count}{zh_unit}{'后' if future else '前'}"
+            unit = en_unit if count == 1 else en_unit + "s"
+            return f"in {count} {unit}" if future else f"{count} {unit} ago"
+    raise AssertionError("unreachable: the smallest unit is one minute")
+
+
+def format_active_memories(entries: Sequence[MemoryEntry], now: datetime, locale: str = "zh") -> str:
+    """The active window, oldest first, one block per interaction with its relative time."""
+    return "\n".join(f"[{relative_time(e.created_at, now, locale)}] {e.content}" for e in entries)
+
+
+def format_retrieved_memories(
+    memories: Sequence[RetrievedMemory], now: datetime, locale: str = "zh"
+) -> str:
+    """Retrieved memories grouped by layer (static, summary, temporary), each with its time."""
+    titles = LAYER_TITLES.get(locale, LAYER_TITLES["zh"])
+    blocks: list[str] = []
+    for layer in _LAYER_ORDER:
+        lines = [
+            _line(m, now, locale) for m in memories if m.entry.layer == layer
+        ]
+        if lines:
+            blocks.append("\n".join([titles[layer], *lines]))
+    return "\n\n".join(blocks)
+
+
+def _line(memory: RetrievedMemory, now: datetime, locale: str) -> str:
+    if memory.entry.layer == Layer.STATIC:
+        return f"- {memory.entry.display_text}"
+    when = relative_time(memory.entry.created_at, now, locale)
+    return f"- [{when}] {memory.entry.display_text}"

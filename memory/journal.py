@@ -1,0 +1,92 @@
+"""The journal: every interaction as recorded, and the summary buffer (SQLite table ``interactions``)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from memory.db import Database, from_epoch
+from memory.layers.base import Interaction, scope_of, user_of
+
+_COLUMNS = "id, scope, user_input, response, timestamp, note"
+
+
+def _from_row(row: Sequence[object]) -> Interaction:
+    entry_id, scope, user_input, response, timestamp, note = row
+    return Interaction(
+        id=str(entry_id),
+        user_input=str(user_input),
+        response=str(response),
+        timestamp=from_epoch(float(timestamp)),  # type: ignore[arg-type]
+        user_id=user_of(str(scope)),
+        note=None if note is None else str(note),
+    )
+
+
+class Journal:
+    """Append-only record of interactions plus the ``buffered`` flag of the summary buffer."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def append(self, conn: sqlite3.Connection, interactions: Sequence[Interaction]) -> None:
+        """Record interactions (ignored when the id is already there: retries are idempotent)."""
+        conn.executemany(
+            "INSERT OR IGNORE INTO interactions(id, scope, user_input, response, timestamp, note) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (i.id, scope_of(i.user_id), i.user_input, i.response, i.timestamp.timestamp(),
+                 i.note)
+                for i in interactions
+            ],
+        )
+
+    def set_note(self, conn: sqlite3.Connection, interaction_id: str, note: str) -> None:
+        """Attach the model's one-line summary to a recorded interaction."""
+        conn.execute("UPDATE interactions SET note = ? WHERE id = ?", (note, interaction_id))
+
+    def get(self, interaction_id: str) -> Interaction | None:
+        """One interaction by id."""
+        rows = self.db.query(f"SELECT {_COLUMNS} FROM interactions WHERE id = ?", (interaction_id,))
+        return _from_row(rows[0]) if rows else None
+
+    def buffered(self, scope: str) -> list[Interaction]:
+        """Interactions of a scope recorded since its last summary, oldest first."""
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM interactions WHERE scope = ? AND buffered = 1 ORDER BY seq",
+            (scope,),
+        )
+        return [_from_row(r) for r in rows]
+
+    def by_ids(self, ids: Sequence[str]) -> list[Interaction]:
+        """Interactions by id, in record order."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM interactions WHERE id IN ({marks}) ORDER BY seq", tuple(ids)
+        )
+        return [_from_row(r) for r in rows]
+
+    def buffered_scopes(self) -> list[str]:
+        """Scopes with a non-empty buffer."""
+        rows = self.db.query("SELECT DISTINCT scope FROM interactions WHERE buffered = 1")
+        return [str(r[0]) for r in rows]
+
+    def clear_buffer(self, conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+        """Mark interactions as summarised."""
+        conn.executemany("UPDATE interactions SET buffered = 0 WHERE id = ?", [(i,) for i in ids])
+
+    def buffer_count(self, scope: str | None = None) -> int:
+        """Buffered interactions (one scope, or all when ``scope`` is None)."""
+        if scope is None:
+            value = self.db.scalar("SELECT COUNT(*) FROM interactions WHERE buffered = 1")
+        else:
+            value = self.db.scalar(
+                "SELECT COUNT(*) FROM interactions WHERE buffered = 1 AND scope = ?", (scope,)
+            )
+        return int(value or 0)  # type: ignore[call-overload]
+
+    def count(self) -> int:
+        """Every interaction ever recorded."""
+        return int(self.db.scalar("SELECT COUNT(*) FROM interactions") or 0)  # type: ignore[call-overload]

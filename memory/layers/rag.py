@@ -1,0 +1,207 @@
+"""What the three searchable layers share: entries in SQLite, vectors in one Chroma collection.
+
+A layer's rows in the ``entries`` table are the truth; its collection is an index of them, kept
+in step by :meth:`RagLayer.index_pending` (rows with ``indexed = 0``) and
+:meth:`RagLayer.drop_archived` (rows archived but still in the collection).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memory.db import ENTRY_COLUMNS, Database, entry_from_row
+from memory.layers.base import Layer, MemoryEntry, scope_of
+from memory.significance import significance_at
+from memory.store import VectorStore
+
+logger = logging.getLogger(__name__)
+
+Vector = list[float]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A live entry found by a layer search, with its similarity and current significance."""
+
+    entry: MemoryEntry
+    similarity: float
+    significance: float
+
+
+class RagLayer:
+    """Base of the temporary, summary and static layers."""
+
+    layer: Layer = Layer.TEMPORARY
+    decay_coefficient: float = 1.0
+    shared: bool = False
+    """Static memories are shared by every user; other layers are kept per user scope."""
+
+    def __init__(self, db: Database, store: VectorStore, now: Callable[[], datetime]) -> None:
+        self.db = db
+        self.store = store
+        self.now = now
+
+    def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
+        """The number of live entries (in one scope, or all)."""
+        if all_scopes or self.shared:
+            value = self.db.scalar("SELECT COUNT(*) FROM entries WHERE layer = ?", (self.layer.value,))
+        else:
+            value = self.db.scalar(
+                "SELECT COUNT(*) FROM entries WHERE layer = ? AND scope = ?",
+                (self.layer.value, scope_of(user_id)),
+            )
+        return int(value or 0)  # type: ignore[call-overload]
+
+    def entries(self, user_id: str | None = None) -> list[MemoryEntry]:
+        """Live entries of a scope, oldest first."""
+        if self.shared:
+            rows = self.db.query(
+                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE layer = ? ORDER BY seq",
+                (self.layer.value,),
+            )
+        else:
+            rows = self.db.query(
+                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE layer = ? AND scope = ? ORDER BY seq",
+                (self.layer.value, scope_of(user_id)),
+            )
+        return [entry_from_row(r) for r in rows]
+
+    def current_significance(self, entry: MemoryEntry, tick: int) -> float:
+        """The lazily decayed significance of ``entry`` at ``tick``."""
+        return significance_at(entry.significance, entry.changed_at, tick, self.decay_coefficient)
+
+    def search(self, vector: Vector, top_k: int, user_id: str | None) -> list[Candidate]:
+        """Up to ``top_k`` live entries nearest to ``vector`` in this layer and scope."""
+        if top_k <= 0:
+            return []
+        scope = scope_of(user_id)
+        where = None if self.shared else {"scope": scope}
+        hits = self.store.search(vector, top_k, where)
+        if not hits:
+            return []
+        by_id = {e.id: e for e in self._live(h.id for h in hits)}
+        tick = self.db.tick_of(scope)
+        found: list[Candidate] = []
+        for hit in hits:
+            entry = by_id.get(hit.id)
+            if entry is None:
+                continue  # archived or not yet committed: SQLite is the truth
+            found.append(Candidate(entry, hit.similarity, self.current_significance(entry, tick)))
+        return found
+
+    def _live(self, ids: Sequence[str] | object) -> list[MemoryEntry]:
+        id_list = list(ids)  # type: ignore[call-overload]
+        if not id_list:
+            return []
+        marks = ",".join("?" * len(id_list))
+        rows = self.db.query(
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE layer = ? AND id IN ({marks})",
+            (self.layer.value, *id_list),
+        )
+        return [entry_from_row(r) for r in rows]
+
+    def index_pending(self, limit: int = 2000) -> int:
+        """Add live entries not yet in the vector index; returns how many were indexed."""
+        total = 0
+        while True:
+            rows = self.db.query(
+                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE indexed = 0 AND layer = ? "
+                "ORDER BY seq LIMIT ?",
+                (self.layer.value, limit),
+            )
+            if not rows:
+                return total
+            entries = [entry_from_row(r) for r in rows]
+            self.store.add(
+                [e.id for e in entries],
+                [e.index_text for e in entries],
+                [self.metadata(e) for e in entries],
+            )
+            with self.db.transaction() as conn:
+                conn.executemany(
+                    "UPDATE entries SET indexed = 1 WHERE id = ? AND layer = ?",
+                    [(e.id, self.layer.value) for e in entries],
+                )
+            total += len(entries)
+
+    def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
+        """The Chroma metadata of an entry: its scope and creation time."""
+        return {"scope": scope_of(entry.user_id), "created_at": entry.created_at.timestamp()}
+
+    def mark_unindexed(self, conn: sqlite3.Connection, entry_ids: Sequence[str]) -> None:
+        """Flag entries whose indexed text changed so the next sync re-embeds them."""
+        conn.executemany(
+            "UPDATE entries SET indexed = 0 WHERE id = ? AND layer = ?",
+            [(i, self.layer.value) for i in entry_ids],
+        )
+
+    def indexed_ids(self) -> set[str]:
+        """Ids SQLite says are live in this layer."""
+        rows = self.db.query("SELECT id FROM entries WHERE layer = ?", (self.layer.value,))
+        return {str(r[0]) for r in rows}
+
+    def repair(self) -> tuple[int, int]:
+        """Make the index match SQLite: add what it lacks, drop what SQLite does not hold live.
+
+        Returns:
+            (added, removed) counts.
+        """
+        in_store = self.store.ids()
+        live = self.indexed_ids()
+        missing = live - in_store
+        if missing:
+            with self.db.transaction() as conn:
+                self.mark_unindexed(conn, sorted(missing))
+        extra = in_store - live
+        if extra:
+            self.store.delete(sorted(extra))
+        return self.index_pending(), len(extra)
+
+
+class DecayingLayer(RagLayer):
+    """A layer whose entries decay per tick and are boosted when recalled."""
+
+    threshold: float = 0.0
+
+    def recall(self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> None:
+        """Boost the entries a retrieval returned at ``tick`` (writes only those rows)."""
+        from memory.significance import forget_tick, recall_at
+
+        if not entry_ids:
+            return
+        marks = ",".join("?" * len(entry_ids))
+        rows = conn.execute(
+            f"SELECT id, significance, changed_at FROM entries "
+            f"WHERE layer = ? AND scope = ? AND id IN ({marks})",
+            (self.layer.value, scope, *entry_ids),
+        ).fetchall()
+        updates = []
+        for entry_id, significance, changed_at in rows:
+            boosted = recall_at(float(significance), int(changed_at), tick, self.decay_coefficient)
+            forget_at = forget_tick(boosted, tick, self.decay_coefficient, self.threshold)
+            updates.append((boosted, tick, forget_at, entry_id))
+        conn.executemany(
+            "UPDATE entries SET significance = ?, changed_at = ?, forget_at = ? WHERE id = ?",
+            updates,
+        )
+
+    def archive(
+        self,
+        conn: sqlite3.Connection,
+        archived: Sequence[tuple[str, float]],
+        reason: str,
+        archived_at: datetime,
+    ) -> None:
+        """Move entries (id, final significance) to the archived state; exported after commit."""
+        conn.executemany(
+            "UPDATE entries SET layer = 'archived', archived_layer = ?, archived_reason = ?, "
+            "archived_at = ?, significance = ?, exported = 0 WHERE id = ? AND layer = ?",
+            [
+                (self.layer.value, reason, archived_at.timestamp(), value, entry_id, self.layer.value)
+                for entry_id, value in archived
+            ],
+        )

@@ -1,0 +1,150 @@
+"""StaticLayer: the persona's preset memories, shared by every user, never decayed or forgotten.
+
+Every ``.txt``/``.md`` file in ``personas/<persona>/static_memories/`` gives one memory per
+paragraph (blank-line separated); a ``.json`` file gives a list of strings or
+``{"content": ..., "tags": [...]}`` objects. Ids derive from content, so loading twice adds
+nothing; memories removed from the files are removed from the layer on the next load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from memory.db import Database
+from memory.errors import StaticMemoryError
+from memory.layers.base import SHARED_SCOPE, Layer
+from memory.layers.rag import RagLayer
+from memory.store import VectorStore
+
+logger = logging.getLogger(__name__)
+
+STATIC_DIR = "static_memories"
+TEXT_SUFFIXES = {".txt", ".md"}
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+@dataclass(frozen=True)
+class StaticMemory:
+    """One preset memory read from a file."""
+
+    content: str
+    tags: tuple[str, ...]
+    source: str
+
+    @property
+    def id(self) -> str:
+        """Content-derived id: the same text always gets the same id."""
+        return "static-" + hashlib.sha256(self.content.encode("utf-8")).hexdigest()[:32]
+
+
+def read_static_memories(folder: Path) -> list[StaticMemory]:
+    """Parse every memory file of a folder (sorted by name).
+
+    Raises:
+        StaticMemoryError: a file is not UTF-8, not valid JSON, or has entries of the wrong shape.
+    """
+    memories: list[StaticMemory] = []
+    if not folder.is_dir():
+        return memories
+    for path in sorted(folder.iterdir()):
+        suffix = path.suffix.lower()
+        if suffix not in TEXT_SUFFIXES and suffix != ".json":
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise StaticMemoryError(f"{path}: not UTF-8 text ({exc})") from exc
+        if suffix == ".json":
+            memories.extend(_parse_json(path, text))
+        else:
+            memories.extend(
+                StaticMemory(" ".join(p.strip().splitlines()).strip(), (), path.name)
+                for p in _PARAGRAPH.split(text)
+                if p.strip() and not _is_heading_only(p)
+            )
+    return memories
+
+
+def _is_heading_only(paragraph: str) -> bool:
+    lines = [line for line in paragraph.strip().splitlines() if line.strip()]
+    return all(line.lstrip().startswith("#") for line in lines)
+
+
+def _parse_json(path: Path, text: str) -> list[StaticMemory]:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StaticMemoryError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+    if not isinstance(raw, list):
+        raise StaticMemoryError(f"{path}: expected a JSON list of strings or objects")
+    found: list[StaticMemory] = []
+    for index, item in enumerate(raw):
+        if isinstance(item, str):
+            content, tags = item, []
+        elif isinstance(item, dict) and isinstance(item.get("content"), str):
+            content, tags = item["content"], item.get("tags", [])
+        else:
+            raise StaticMemoryError(
+                f"{path}: item {index} must be a string or an object with a 'content' string"
+            )
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise StaticMemoryError(f"{path}: item {index} 'tags' must be a list of strings")
+        if content.strip():
+            found.append(StaticMemory(content.strip(), tuple(tags), path.name))
+    return found
+
+
+class StaticLayer(RagLayer):
+    """The preset persona memories."""
+
+    layer = Layer.STATIC
+    shared = True
+
+    def __init__(
+        self, db: Database, store: VectorStore, folder: Path, now: Callable[[], datetime]
+    ) -> None:
+        super().__init__(db, store, now)
+        self.folder = folder
+
+    def load(self) -> int:
+        """Sync the layer with the files; returns how many memories are new.
+
+        Raises:
+            StaticMemoryError: a file is malformed (nothing is changed then).
+        """
+        if not self.folder.is_dir():
+            logger.warning("persona has no %s folder at %s: no static memories", STATIC_DIR,
+                           self.folder)
+        memories = {m.id: m for m in read_static_memories(self.folder)}
+        known = self.indexed_ids()
+        new = [m for i, m in memories.items() if i not in known]
+        removed = sorted(known - set(memories))
+        created = self.now().timestamp()
+        with self.db.transaction() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO entries(id, layer, scope, content, created_at, significance,"
+                " changed_at, indexed, tags, source) VALUES (?, 'static', ?, ?, ?, 1.0, 0, 0, ?, ?)",
+                [
+                    (m.id, SHARED_SCOPE, m.content, created, json.dumps(list(m.tags),
+                     ensure_ascii=False), m.source)
+                    for m in new
+                ],
+            )
+            conn.executemany("DELETE FROM entries WHERE id = ? AND layer = 'static'",
+                             [(i,) for i in removed])
+        if removed:
+            self.store.delete(removed)
+        return len(new)
+
+    def metadata(self, entry: object) -> dict[str, str | int | float | bool]:
+        """Static memories carry no scope: every user shares them."""
+        return {"scope": SHARED_SCOPE}

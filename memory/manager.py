@@ -1,0 +1,293 @@
+"""MemoryManager: the entry point; the only module that knows all four layers.
+
+Data flows one way: manager -> layers -> store / archive. A ``record_*`` call returns once its
+SQLite transaction has committed; the vector index and the archive file follow (see
+:mod:`memory.sync`), so an acknowledged interaction is never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables import Runnable
+
+from memory.archive import MemoryArchive
+from memory.config import MemoryConfig, StoreMode
+from memory.db import Database, FolderLock
+from memory.embeddings import get_embeddings
+from memory.journal import Journal
+from memory.layers.active import ActiveLayer
+from memory.layers.base import Interaction, Layer, MemoryEntry, RetrievedMemory, scope_of, utcnow
+from memory.layers.rag import RagLayer
+from memory.layers.static import StaticLayer
+from memory.layers.summary import SummaryLayer
+from memory.layers.temporary import TemporaryLayer
+from memory.persona import load_persona
+from memory.retriever import MemoryRetriever
+from memory.scheduler import MemoryScheduler
+from memory.state import LAST_CLEANUP, LAST_SUMMARY, build_debug_state, first_runs
+from memory.store import ChromaBackend, VectorStore
+from memory.summarizer import Summarizer, render_interaction
+from memory.sync import IndexSync
+from memory.validation import check_persona, check_timestamp, check_user_id, clean_text
+
+logger = logging.getLogger(__name__)
+
+_SUMMARY_NAMESPACE = uuid.UUID("6f1c1f7e-3a57-4c1e-9d59-8a3f2b0c6d11")
+
+
+class MemoryManager:
+    """Four-layer memory of one persona.
+
+    Args:
+        persona: the folder name under ``config.personas_dir`` (e.g. ``"karin"``).
+        config: the engine configuration (defaults when ``None``).
+        summary_model: any LangChain chat model or Runnable; ``None`` means extractive summaries.
+        now: the clock (aware UTC datetimes); tests and replays may pass their own.
+
+    Raises:
+        ConfigError: an invalid config value. PersonaNotFoundError: unknown persona.
+        StaticMemoryError: a malformed static memory file. StoreError / StoreLockedError: the
+        data folder is unreadable or used by another process.
+
+    Example:
+        >>> manager = MemoryManager("karin", MemoryConfig())
+        >>> manager.record_interaction_sync(user_input="唱首歌吧", response="好的！♪～")
+        >>> active_text, rag_text = manager.retrieve("用户喜欢什么")
+    """
+
+    def __init__(
+        self,
+        persona: str,
+        config: MemoryConfig | None = None,
+        summary_model: Runnable[Any, Any] | None = None,
+        *,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.config = (config or MemoryConfig()).validate()
+        self.persona = load_persona(Path(self.config.personas_dir), check_persona(persona))
+        self.now = now
+        data_dir = Path(self.config.embedding.persist_dir)
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock: FolderLock | None = None
+        if self.config.store.mode == StoreMode.PERSISTENT:
+            self._lock = FolderLock(data_dir / f"{persona}.lock")
+            self._lock.acquire()
+        try:
+            self._open(data_dir, summary_model)
+        except BaseException:
+            self._release()
+            raise
+
+    def _open(self, data_dir: Path, summary_model: Runnable[Any, Any] | None) -> None:
+        config, persona = self.config, self.persona
+        self.db = Database(data_dir / f"{persona.id}.sqlite3",
+                           synchronous=config.store.sqlite_synchronous)
+        self.embeddings = get_embeddings(config.embedding)
+        self.backend = ChromaBackend(config.store, data_dir)
+        stores = {layer: VectorStore(self.backend, f"{persona.id}__{layer.value}", self.embeddings)
+                  for layer in (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)}
+        self.archive = MemoryArchive(Path(config.archive_dir), persona.id)
+        self.journal = Journal(self.db)
+        self.temporary = TemporaryLayer(self.db, stores[Layer.TEMPORARY], config.temporary, self.now)
+        self.active = ActiveLayer(self.db, config.active.capacity, self.temporary.admit)
+        self.summary = SummaryLayer(self.db, stores[Layer.SUMMARY], config.summary, self.now)
+        self.static = StaticLayer(self.db, stores[Layer.STATIC], persona.static_dir, self.now)
+        self.rag_layers: dict[Layer, RagLayer] = {
+            Layer.TEMPORARY: self.temporary, Layer.SUMMARY: self.summary, Layer.STATIC: self.static}
+        self.sync = IndexSync(self.db, self.rag_layers, self.archive)
+        self.summarizer = Summarizer(
+            summary_model, persona=persona.name, locale=config.locale,
+            timeout=config.summary.model_timeout_seconds, max_chars=config.summary.max_summary_chars)
+        self.retriever = MemoryRetriever(
+            self.active, self.rag_layers, config.retrieval, self.embeddings,
+            on_retrieved=self._tick, locale=config.locale, now=self.now,
+            max_text_chars=config.max_text_chars)
+        self.scheduler = MemoryScheduler(
+            self.run_summary_now, self.run_cleanup_now,
+            summary_interval=config.summary.interval_seconds,
+            cleanup_interval=config.summary.cleanup_interval_seconds)
+        self.static.load()
+        self.sync.repair()
+        self._closed = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start the scheduled summary and clean-up jobs (idempotent; needs a running loop)."""
+        self._check_open()
+        self.scheduler.start(first_runs(self.db, self.config, self.now()))
+
+    async def stop(self) -> None:
+        """Stop the jobs, flush derived state and close files (idempotent)."""
+        await self.scheduler.stop()
+        self.close()
+
+    def close(self) -> None:
+        """Synchronous close for scripts that never started the scheduler (idempotent)."""
+        if getattr(self, "_closed", True):
+            self._release()
+            return
+        self._closed = True
+        try:
+            self.sync.run()
+        finally:
+            self.backend.close()
+            self.db.close()
+            self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+
+    def _check_open(self) -> None:
+        if getattr(self, "_closed", True):
+            raise RuntimeError("this MemoryManager is stopped; create a new one")
+
+    # -- recording -------------------------------------------------------------------------
+    def record_interaction_sync(
+        self, user_input: str, response: str, *, user_id: str | None = None,
+        timestamp: datetime | None = None,
+    ) -> str:
+        """Record an interaction verbatim; returns its id once committed to SQLite.
+
+        Raises:
+            InputTypeError, InvalidInputError, InputTooLargeError: bad arguments (nothing stored).
+        """
+        interaction = self._interaction(user_input, response, user_id, timestamp)
+        self._commit([interaction])
+        self._sync_quietly()
+        return interaction.id
+
+    async def record_interaction(
+        self, user_input: str, response: str, *, user_id: str | None = None,
+        timestamp: datetime | None = None,
+    ) -> str:
+        """Record an interaction, then add the summary model's one-line condensation.
+
+        The raw interaction is committed first (it survives a model failure or a crash);
+        the note follows when the model answers. Returns the interaction id.
+        """
+        interaction = self._interaction(user_input, response, user_id, timestamp)
+        await asyncio.to_thread(self._commit, [interaction])
+        note = await self.summarizer.condense(interaction)
+        if note:
+            await asyncio.to_thread(self._attach_note, interaction.id, note)
+        await asyncio.to_thread(self._sync_quietly)
+        return interaction.id
+
+    def _interaction(self, user_input: object, response: object, user_id: object,
+                     timestamp: object) -> Interaction:
+        self._check_open()
+        limit = self.config.max_text_chars
+        return Interaction(
+            id=str(uuid.uuid4()),
+            user_input=clean_text("user_input", user_input, limit),
+            response=clean_text("response", response, limit),
+            timestamp=check_timestamp(timestamp, self.now()),
+            user_id=check_user_id(user_id),
+        )
+
+    def _commit(self, interactions: Sequence[Interaction]) -> None:
+        entries = [self._entry_of(i) for i in interactions]
+        with self.db.transaction() as conn:
+            self.journal.append(conn, interactions)
+            self.active.append(conn, entries)
+
+    def _entry_of(self, interaction: Interaction) -> MemoryEntry:
+        return MemoryEntry(
+            id=interaction.id, layer=Layer.ACTIVE,
+            content=render_interaction(interaction, self.persona.name, self.config.locale),
+            created_at=interaction.timestamp, user_id=interaction.user_id, note=interaction.note)
+
+    def _attach_note(self, interaction_id: str, note: str) -> None:
+        with self.db.transaction() as conn:
+            self.journal.set_note(conn, interaction_id, note)
+            conn.execute("UPDATE entries SET note = ? WHERE id = ?", (note, interaction_id))
+            self.temporary.mark_unindexed(conn, [interaction_id])
+
+    def _sync_quietly(self) -> None:
+        try:
+            self.sync.run()
+        except (sqlite3.Error, OSError) as exc:
+            logger.warning("derived state not synced yet (%s); it will be retried", exc)
+
+    # -- retrieval -------------------------------------------------------------------------
+    def retrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
+        """``(active_text, rag_text)`` for a query: the active window and the recalled memories.
+
+        A retrieval is one tick of the user's decay clock. Store failures give empty RAG text.
+        """
+        self._check_open()
+        return self.retriever.retrieve(query, user_id=user_id)
+
+    def _tick(self, user_id: str | None, memories: Sequence[RetrievedMemory]) -> None:
+        scope = scope_of(user_id)
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO clock(scope, tick) VALUES (?, 1) "
+                "ON CONFLICT(scope) DO UPDATE SET tick = tick + 1", (scope,))
+            tick = int(conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()[0])
+            for layer in (self.temporary, self.summary):
+                layer.recall(conn, scope, tick,
+                             [m.entry.id for m in memories if m.entry.layer == layer.layer])
+            forgotten = self.temporary.forget_due(conn, scope, tick)
+        if forgotten:
+            self._sync_quietly()
+
+    # -- scheduled jobs --------------------------------------------------------------------
+    async def run_summary_now(self) -> int:
+        """Summarise each user's active window plus buffer into one summary; returns how many."""
+        self._check_open()
+        written = 0
+        for scope in self.journal.buffered_scopes():
+            buffered = self.journal.buffered(scope)
+            if not buffered:
+                continue
+            user_id = buffered[0].user_id
+            window_ids = [e.id for e in self.active.entries(user_id)]
+            interactions = self.journal.by_ids(sorted({*window_ids, *(i.id for i in buffered)}))
+            text, method = await self.summarizer.summarize(interactions)
+            summary_id = str(uuid.uuid5(_SUMMARY_NAMESPACE,
+                                        scope + "|" + ",".join(i.id for i in buffered)))
+            entry = MemoryEntry(id=summary_id, layer=Layer.SUMMARY, content=text,
+                                created_at=self.now(), user_id=user_id, source=method)
+            with self.db.transaction() as conn:
+                written += int(self.summary.add(conn, entry))
+                self.journal.clear_buffer(conn, [i.id for i in buffered])
+        self.db.set_meta(LAST_SUMMARY, self.now().isoformat())
+        await asyncio.to_thread(self._sync_quietly)
+        return written
+
+    async def run_cleanup_now(self) -> int:
+        """Archive the least significant fraction of each user's summaries; returns how many."""
+        self._check_open()
+        removed = 0
+        with self.db.transaction() as conn:
+            for scope in self.summary.scopes():
+                removed += self.summary.cleanup(conn, scope)
+        self.db.set_meta(LAST_CLEANUP, self.now().isoformat())
+        await asyncio.to_thread(self._sync_quietly)
+        return removed
+
+    # -- maintenance -----------------------------------------------------------------------
+    def reindex(self) -> int:
+        """Rebuild the vector index from SQLite; returns how many entries were indexed."""
+        self._check_open()
+        for layer in self.rag_layers.values():
+            layer.store.drop()
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', "
+                         "'static')")
+        self.sync.run()
+        return sum(layer.count(all_scopes=True) for layer in self.rag_layers.values())
+
+    def debug_state(self) -> dict[str, Any]:
+        """A JSON-serialisable snapshot: counts per layer, jobs, model, store and breaker."""
+        return build_debug_state(self)

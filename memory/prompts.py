@@ -1,0 +1,46 @@
+"""Prompts for the summary model (seed 000's summary prompt, adapted to persona chat)."""
+
+from __future__ import annotations
+
+from langchain_core.prompts import ChatPromptTemplate
+
+CONDENSE_SYSTEM = {
+    "en": (
+        "You keep the long-term memory of {persona}, a chat persona. Summarize this interaction in "
+        "one concise factual statement. Focus on: what the user said or asked, what {persona} "
+        "answered or promised, and any details (names, places, dates, preferences, plans, file "
+        "paths) that might be needed in future conversations. Reply with the statement only."
+    ),
+    "zh": (
+        "你负责记录聊天角色「{persona}」的长期记忆。请用一句简洁、客观的话总结这次交互。"
+        "重点：用户说了或问了什么，{persona}回答或答应了什么，以及以后对话可能用到的细节"
+        "（人名、地点、日期、喜好、计划、文件路径等）。只输出这句话。"
+    ),
+}
+
+SUMMARY_SYSTEM = {
+    "en": (
+        "You keep the long-term memory of {persona}, a chat persona. Summarize the conversation "
+        "below in at most five short factual sentences: who the user is, what they shared, "
+        "preferences, plans and promises, and details worth remembering. Reply with the summary "
+        "only."
+    ),
+    "zh": (
+        "你负责记录聊天角色「{persona}」的长期记忆。请把下面的对话总结成不超过五句简短、客观的话："
+        "用户是谁、分享了什么、喜好、计划和约定，以及值得记住的细节。只输出总结。"
+    ),
+}
+
+
+def condense_prompt(locale: str) -> ChatPromptTemplate:
+    """Prompt taking ``persona`` and ``interaction``; the model returns one factual line."""
+    return ChatPromptTemplate.from_messages(
+        [("system", CONDENSE_SYSTEM.get(locale, CONDENSE_SYSTEM["zh"])), ("human", "{interaction}")]
+    )
+
+
+def summary_prompt(locale: str) -> ChatPromptTemplate:
+    """Prompt taking ``persona`` and ``conversation``; the model returns a short summary."""
+    return ChatPromptTemplate.from_messages(
+        [("system", SUMMARY_SYSTEM.get(locale, SUMMARY_SYSTEM["zh"])), ("human", "{conversation}")]
+    )

@@ -1,0 +1,280 @@
+"""The Chroma vector index (the only module that imports chromadb).
+
+:class:`ChromaBackend` opens the client (embedded ``PersistentClient`` or ``HttpClient``) and
+shares one :class:`~memory.breaker.CircuitBreaker` among its collections. :class:`VectorStore`
+wraps one collection (one per persona and layer, cosine space) with the seed's methods.
+Embeddings are always computed here and passed explicitly: Chroma's default embedding function
+would try to download a model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import chromadb
+from chromadb.api.client import SharedSystemClient
+from chromadb.config import Settings
+from langchain_core.embeddings import Embeddings
+
+from memory.breaker import CircuitBreaker
+from memory.config import StoreConfig, StoreMode
+from memory.errors import StoreError, StoreUnavailableError
+
+logger = logging.getLogger(__name__)
+
+IDs = list[str]
+Metadata = dict[str, str | int | float | bool]
+Where = dict[str, Any]
+Vector = list[float]
+MAX_BATCH = 5000
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class StoreHit:
+    """One search result: id, document text, metadata and cosine similarity."""
+
+    id: str
+    text: str
+    metadata: Metadata
+    similarity: float
+
+
+class ChromaBackend:
+    """One Chroma client and the circuit breaker guarding it.
+
+    Args:
+        config: the ``store`` section (mode, host, port...).
+        persist_dir: the data folder; the embedded index lives in ``persist_dir/chroma``.
+    """
+
+    def __init__(self, config: StoreConfig, persist_dir: Path) -> None:
+        self.config = config
+        self.path = persist_dir / "chroma"
+        self.breaker = CircuitBreaker(
+            failure_threshold=config.breaker_failure_threshold,
+            initial_backoff=config.breaker_initial_backoff_seconds,
+            max_backoff=config.breaker_max_backoff_seconds,
+        )
+        self.rebuilt_from_corruption: Path | None = None
+        self._client = self._open()
+
+    @property
+    def location(self) -> str:
+        """Where the index lives, for ``debug_state()``."""
+        if self.config.mode == StoreMode.HTTP:
+            scheme = "https" if self.config.ssl else "http"
+            return f"{scheme}://{self.config.host}:{self.config.port}"
+        return str(self.path)
+
+    def _open(self) -> Any:
+        settings = Settings(anonymized_telemetry=False, allow_reset=False)
+        if self.config.mode == StoreMode.HTTP:
+            try:
+                return chromadb.HttpClient(
+                    host=self.config.host,
+                    port=self.config.port,
+                    ssl=self.config.ssl,
+                    headers=self.config.headers or None,
+                    settings=settings,
+                )
+            except Exception as exc:
+                # The server may come back: start with the breaker open, probe later.
+                self.breaker.record_failure(exc)
+                return None
+        try:
+            client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+            client.list_collections()
+            return client
+        except Exception as exc:
+            return self._rebuild_corrupt_folder(settings, exc)
+
+    def _rebuild_corrupt_folder(self, settings: Settings, error: Exception) -> Any:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        logger.warning(
+            "Chroma folder %s is unreadable (%s); moved aside to %s and rebuilding from SQLite",
+            self.path,
+            error,
+            aside,
+        )
+        SharedSystemClient.clear_system_cache()
+        try:
+            shutil.move(str(self.path), str(aside))
+            client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+        except Exception as exc:
+            raise StoreError(f"cannot open or rebuild the Chroma folder {self.path}: {exc}") from exc
+        self.rebuilt_from_corruption = aside
+        return client
+
+    def guard(self, operation: Callable[[], _T]) -> _T:
+        """Run one backend call through the breaker.
+
+        Raises:
+            StoreUnavailableError: the breaker is open or the call failed.
+        """
+        if not self.breaker.allow():
+            raise StoreUnavailableError(f"vector store unavailable: {self.breaker.last_error}")
+        try:
+            if self._client is None:
+                self._client = self._open_http_or_raise()
+            result = operation()
+        except Exception as exc:
+            self.breaker.record_failure(exc)
+            raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
+        self.breaker.record_success()
+        return result
+
+    def _open_http_or_raise(self) -> Any:
+        return chromadb.HttpClient(
+            host=self.config.host,
+            port=self.config.port,
+            ssl=self.config.ssl,
+            headers=self.config.headers or None,
+            settings=Settings(anonymized_telemetry=False),
+        )
+
+    def collection(self, name: str) -> Any:
+        """Get or create a cosine-space collection with no embedding function."""
+        return self.guard(
+            lambda: self._client.get_or_create_collection(
+                name=name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+            )
+        )
+
+    def close(self) -> None:
+        """Release the embedded client so the folder can be reopened (idempotent)."""
+        if self.config.mode == StoreMode.PERSISTENT and self._client is not None:
+            SharedSystemClient.clear_system_cache()
+        self._client = None
+
+
+class VectorStore:
+    """One Chroma collection of one persona layer, with explicit embeddings.
+
+    The collection handle is fetched lazily, so a store created during an outage works once the
+    backend is back.
+    """
+
+    def __init__(self, backend: ChromaBackend, name: str, embeddings: Embeddings) -> None:
+        self.backend = backend
+        self.name = name
+        self.embeddings = embeddings
+        self._collection: Any = None
+
+    def _col(self) -> Any:
+        if self._collection is None:
+            self._collection = self.backend.collection(self.name)
+        return self._collection
+
+    def _call(self, operation: Callable[[Any], _T]) -> _T:
+        def run() -> _T:
+            if self._collection is None:
+                self._collection = self.backend._client.get_or_create_collection(
+                    name=self.name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+                )
+            try:
+                return operation(self._collection)
+            except Exception:
+                self._collection = None
+                raise
+
+        return self.backend.guard(run)
+
+    def add(
+        self,
+        ids: Sequence[str],
+        texts: Sequence[str],
+        metadatas: Sequence[Metadata],
+        vectors: Sequence[Vector] | None = None,
+    ) -> None:
+        """Upsert documents by id (idempotent), embedding ``texts`` unless vectors are given."""
+        if not ids:
+            return
+        if vectors is None:
+            vectors = self.embeddings.embed_documents(list(texts))
+        for start in range(0, len(ids), MAX_BATCH):
+            end = start + MAX_BATCH
+            batch = (
+                list(ids[start:end]),
+                [list(v) for v in vectors[start:end]],
+                list(texts[start:end]),
+                [dict(m) or {"_": 0} for m in metadatas[start:end]],
+            )
+            self._call(
+                lambda col, b=batch: col.upsert(
+                    ids=b[0], embeddings=b[1], documents=b[2], metadatas=b[3]
+                )
+            )
+
+    def search(self, vector: Vector, top_k: int, where: Where | None = None) -> list[StoreHit]:
+        """The ``top_k`` nearest documents to ``vector`` (cosine similarity, best first)."""
+        if top_k <= 0:
+            return []
+        result = self._call(
+            lambda col: col.query(
+                query_embeddings=[list(vector)],
+                n_results=top_k,
+                where=where or None,
+                include=["documents", "metadatas", "distances"],
+            )
+        )
+        hits: list[StoreHit] = []
+        for doc_id, text, meta, distance in zip(
+            result["ids"][0],
+            result["documents"][0],
+            result["metadatas"][0],
+            result["distances"][0],
+            strict=True,
+        ):
+            hits.append(StoreHit(doc_id, text or "", dict(meta or {}), 1.0 - float(distance)))
+        return hits
+
+    def search_text(self, query: str, top_k: int, where: Where | None = None) -> list[StoreHit]:
+        """Embed ``query`` and search."""
+        return self.search(self.embeddings.embed_query(query), top_k, where)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove documents by id; unknown ids are ignored."""
+        for start in range(0, len(ids), MAX_BATCH):
+            batch = list(ids[start : start + MAX_BATCH])
+            self._call(lambda col, b=batch: col.delete(ids=b))
+
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
+        """Replace the metadata of existing documents."""
+        if ids:
+            self._call(lambda col: col.update(ids=list(ids), metadatas=[dict(m) for m in metadatas]))
+
+    def get_all(self) -> list[StoreHit]:
+        """Every document with its metadata (similarity 0)."""
+        result = self._call(lambda col: col.get(include=["documents", "metadatas"]))
+        return [
+            StoreHit(i, t or "", dict(m or {}), 0.0)
+            for i, t, m in zip(result["ids"], result["documents"], result["metadatas"], strict=True)
+        ]
+
+    def ids(self) -> set[str]:
+        """The ids the collection holds."""
+        return set(self._call(lambda col: col.get(include=[])["ids"]))
+
+    def count(self) -> int:
+        """The number of documents."""
+        return int(self._call(lambda col: col.count()))
+
+    def clear(self) -> None:
+        """Delete every document (the collection itself stays)."""
+        ids = sorted(self.ids())
+        self.delete(ids)
+
+    def drop(self) -> None:
+        """Delete the collection (used by ``reindex``)."""
+        with contextlib.suppress(Exception):
+            self.backend.guard(lambda: self.backend._client.delete_collection(self.name))
+        self._collection = None

@@ -1,0 +1,130 @@
+"""Summaries by any LangChain chat model, with a deterministic extractive fallback.
+
+The model may fail, time out, or return nothing useful: then the extractive summary is used and
+the failure is logged. Nothing here needs a network unless the model given does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.runnables import Runnable
+
+from memory.layers.base import Interaction
+from memory.prompts import condense_prompt, summary_prompt
+
+logger = logging.getLogger(__name__)
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;.\n])")
+LABELS = {"zh": ("用户", "对话摘要"), "en": ("User", "Conversation summary")}
+
+
+def first_sentence(text: str, limit: int) -> str:
+    """The first sentence of ``text``, cut to ``limit`` characters."""
+    clean = " ".join(text.split())
+    head = next((p.strip() for p in _SENTENCE_END.split(clean) if p.strip()), clean)
+    return head if len(head) <= limit else head[: max(1, limit - 1)] + "…"
+
+
+def render_interaction(interaction: Interaction, persona: str, locale: str) -> str:
+    """The verbatim text of an interaction, as kept in the active layer."""
+    user_label = LABELS.get(locale, LABELS["zh"])[0]
+    separator = "：" if locale == "zh" else ": "
+    return (
+        f"{user_label}{separator}{interaction.user_input}\n"
+        f"{persona}{separator}{interaction.response}"
+    )
+
+
+class Summarizer:
+    """Condenses one interaction and summarises many.
+
+    Args:
+        model: any LangChain chat model or Runnable returning a message or a string; ``None``
+            means extractive summaries only.
+        persona: the persona's display name, used in prompts and labels.
+        locale: ``"zh"`` or ``"en"``.
+        timeout: seconds to wait for the model before falling back.
+        max_chars: the longest summary kept.
+    """
+
+    def __init__(
+        self,
+        model: Runnable[Any, Any] | None,
+        *,
+        persona: str,
+        locale: str = "zh",
+        timeout: float = 30.0,
+        max_chars: int = 600,
+    ) -> None:
+        self.model = model
+        self.persona = persona
+        self.locale = locale
+        self.timeout = timeout
+        self.max_chars = max_chars
+        self.fallbacks = 0
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether a model is configured."""
+        return self.model is not None
+
+    async def condense(self, interaction: Interaction) -> str | None:
+        """One factual line for an interaction, or ``None`` without a usable model answer."""
+        if self.model is None:
+            return None
+        text = render_interaction(interaction, self.persona, self.locale)
+        chain = condense_prompt(self.locale) | self.model | StrOutputParser()
+        return await self._ask(chain, {"persona": self.persona, "interaction": text})
+
+    async def summarize(self, interactions: Sequence[Interaction]) -> tuple[str, str]:
+        """A summary of the interactions and how it was made (``"model"`` or ``"extractive"``)."""
+        if self.model is not None:
+            conversation = "\n".join(
+                render_interaction(i, self.persona, self.locale) for i in interactions
+            )
+            chain = summary_prompt(self.locale) | self.model | StrOutputParser()
+            answer = await self._ask(chain, {"persona": self.persona, "conversation": conversation})
+            if answer is not None:
+                return answer, "model"
+        return self.extractive(interactions), "extractive"
+
+    async def _ask(self, chain: Runnable[Any, str], inputs: dict[str, str]) -> str | None:
+        try:
+            answer = await asyncio.wait_for(chain.ainvoke(inputs), timeout=self.timeout)
+        except TimeoutError:
+            logger.warning("summary model timed out after %.1fs; using extractive summary",
+                           self.timeout)
+            self.fallbacks += 1
+            return None
+        except Exception as exc:
+            logger.warning("summary model failed (%s: %s); using extractive summary",
+                           type(exc).__name__, exc)
+            self.fallbacks += 1
+            return None
+        cleaned = " ".join(str(answer).split()) if isinstance(answer, str) else ""
+        if not cleaned or not any(ch.isalnum() for ch in cleaned):
+            logger.warning("summary model returned junk (%r); using extractive summary", answer)
+            self.fallbacks += 1
+            return None
+        return cleaned[: self.max_chars]
+
+    def extractive(self, interactions: Sequence[Interaction]) -> str:
+        """A deterministic summary: the first sentence of each side of each interaction."""
+        user_label, title = LABELS.get(self.locale, LABELS["zh"])
+        separator = "：" if self.locale == "zh" else ": "
+        header = f"{title}（{len(interactions)}）" if self.locale == "zh" else (
+            f"{title} ({len(interactions)})")
+        budget = max(12, (self.max_chars - len(header)) // max(1, len(interactions)) // 2 - 4)
+        lines = [header]
+        for item in interactions:
+            lines.append(
+                f"{user_label}{separator}{first_sentence(item.user_input, budget)} / "
+                f"{self.persona}{separator}{first_sentence(item.response, budget)}"
+            )
+        return "\n".join(lines)[: self.max_chars]

@@ -1,0 +1,76 @@
+"""Checks at the public edge: every bad argument gets an error naming it."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from memory.errors import InputTooLargeError, InputTypeError, InvalidInputError
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_PERSONA = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
+
+
+def clean_text(argument: str, value: object, max_chars: int) -> str:
+    """Validate a text argument and drop control characters (newlines and tabs stay).
+
+    Raises:
+        InputTypeError: not a ``str`` (``None`` included).
+        InvalidInputError: empty or whitespace-only, or holding lone surrogates.
+        InputTooLargeError: longer than ``max_chars``.
+    """
+    if not isinstance(value, str):
+        raise InputTypeError(argument, "a str", value)
+    if len(value) > max_chars:
+        raise InputTooLargeError(
+            argument, f"is {len(value)} characters; the limit is {max_chars} (max_text_chars)"
+        )
+    if _SURROGATE.search(value):
+        raise InvalidInputError(argument, "contains lone surrogates (not valid Unicode text)")
+    cleaned = _CONTROL.sub("", value)
+    if not cleaned.strip():
+        raise InvalidInputError(argument, "must not be empty or whitespace-only")
+    return cleaned
+
+
+def check_user_id(value: object) -> str | None:
+    """``None`` or a non-empty str without control characters."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputTypeError("user_id", "a str or None", value)
+    if not value.strip() or _CONTROL.search(value) or _SURROGATE.search(value):
+        raise InvalidInputError("user_id", "must be a non-empty printable string or None")
+    return value
+
+
+def check_top_k(value: object) -> int:
+    """A positive int."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputTypeError("top_k", "an int", value)
+    if value <= 0:
+        raise InvalidInputError("top_k", f"must be >= 1, got {value}")
+    return value
+
+
+def check_persona(value: object) -> str:
+    """A persona name usable as a folder and collection name."""
+    if not isinstance(value, str):
+        raise InputTypeError("persona", "a str", value)
+    if not _PERSONA.match(value):
+        raise InvalidInputError(
+            "persona", f"{value!r} must be 1-63 letters, digits, '-' or '_' (starting alphanumeric)"
+        )
+    return value
+
+
+def check_timestamp(value: object, now: datetime) -> datetime:
+    """An aware datetime (naive ones are rejected: their zone is unknown); ``None`` means now."""
+    if value is None:
+        return now
+    if not isinstance(value, datetime):
+        raise InputTypeError("timestamp", "a datetime or None", value)
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInputError("timestamp", "must be timezone-aware (e.g. datetime.now(UTC))")
+    return value.astimezone(UTC)
