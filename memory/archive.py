@@ -99,8 +99,12 @@ class MemoryArchive:
                 try:
                     memories.append(ArchivedMemory.from_json(line))
                 except (ValueError, KeyError, TypeError) as exc:
-                    logger.warning("%s line %d is not a valid archive record (%s); skipped",
-                                   self.path, number, exc)
+                    logger.warning(
+                        "%s line %d is not a valid archive record (%s); skipped",
+                        self.path,
+                        number,
+                        exc,
+                    )
         return memories
 
     def count(self) -> int:

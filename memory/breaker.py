@@ -11,12 +11,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 
 logger = logging.getLogger(__name__)
 
 
-class BreakerState(str, Enum):
+class BreakerState(StrEnum):
     """The state shown in ``debug_state()['store']['breaker']``."""
 
     CLOSED = "closed"

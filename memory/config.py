@@ -13,7 +13,7 @@ import json
 import os
 import tomllib
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from memory.errors import ConfigError
 ENV_PREFIX = "PERSONA_MEMORY__"
 
 
-class RetrievalMode(str, Enum):
+class RetrievalMode(StrEnum):
     """How the retriever combines the RAG layers."""
 
     QUOTA = "quota"
@@ -30,7 +30,7 @@ class RetrievalMode(str, Enum):
     HYBRID = "hybrid"
 
 
-class StoreMode(str, Enum):
+class StoreMode(StrEnum):
     """Where the Chroma vector index lives."""
 
     PERSISTENT = "persistent"
@@ -195,8 +195,12 @@ class MemoryConfig:
             "summary.cleanup_interval_seconds",
             "must be > 0",
         )
-        _check(0.0 <= self.summary.cleanup_ratio <= 1.0, "summary.cleanup_ratio", "must be in [0, 1]")
-        _check(self.summary.model_timeout_seconds > 0, "summary.model_timeout_seconds", "must be > 0")
+        _check(
+            0.0 <= self.summary.cleanup_ratio <= 1.0, "summary.cleanup_ratio", "must be in [0, 1]"
+        )
+        _check(
+            self.summary.model_timeout_seconds > 0, "summary.model_timeout_seconds", "must be > 0"
+        )
         _check(self.summary.max_summary_chars >= 50, "summary.max_summary_chars", "must be >= 50")
         self._validate_retrieval()
         _check(bool(self.embedding.provider), "embedding.provider", "must not be empty")
@@ -235,7 +239,9 @@ class MemoryConfig:
         _check(not unknown, "retrieval.quotas", f"unknown layers {sorted(unknown)}")
         _check(retrieval.top_k >= 1, "retrieval.top_k", "must be >= 1")
         _check(retrieval.rrf_k >= 1, "retrieval.rrf_k", "must be >= 1")
-        _check(retrieval.candidate_multiplier >= 1, "retrieval.candidate_multiplier", "must be >= 1")
+        _check(
+            retrieval.candidate_multiplier >= 1, "retrieval.candidate_multiplier", "must be >= 1"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable view of the config."""
@@ -253,7 +259,9 @@ def _enum(kind: type[Enum], value: object, field_name: str) -> Any:
         return kind(value)
     except ValueError as exc:
         allowed = ", ".join(repr(m.value) for m in kind)  # type: ignore[attr-defined]
-        raise ConfigError(field_name, f"unknown value {value!r}; expected one of {allowed}") from exc
+        raise ConfigError(
+            field_name, f"unknown value {value!r}; expected one of {allowed}"
+        ) from exc
 
 
 def _parse_env_value(raw: str) -> Any:

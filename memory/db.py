@@ -190,6 +190,11 @@ class Database:
         rows = self.query(sql, params)
         return rows[0][0] if rows else None
 
+    def count(self, sql: str, params: tuple[object, ...] = ()) -> int:
+        """Run a ``SELECT COUNT(*)`` style query and return the number."""
+        value = self.scalar(sql, params)
+        return int(value) if isinstance(value, (int, float)) else 0
+
     def get_meta(self, key: str) -> str | None:
         """A bookkeeping value (last summary time...) or ``None``."""
         value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
@@ -206,8 +211,7 @@ class Database:
 
     def tick_of(self, scope: str) -> int:
         """The current tick of a scope's decay clock (0 before its first retrieval)."""
-        value = self.scalar("SELECT tick FROM clock WHERE scope = ?", (scope,))
-        return 0 if value is None else int(value)  # type: ignore[call-overload]
+        return self.count("SELECT tick FROM clock WHERE scope = ?", (scope,))
 
     def scopes(self) -> list[str]:
         """Every user scope that has an interaction or a clock."""

@@ -37,9 +37,7 @@ class InputTypeError(MemoryEngineError, TypeError):
 
     def __init__(self, argument: str, expected: str, received: object) -> None:
         self.argument = argument
-        super().__init__(
-            f"argument '{argument}' must be {expected}, got {type(received).__name__}"
-        )
+        super().__init__(f"argument '{argument}' must be {expected}, got {type(received).__name__}")
 
 
 class PersonaNotFoundError(MemoryEngineError, ValueError):

@@ -48,7 +48,9 @@ def relative_time(moment: datetime, now: datetime, locale: str = "zh") -> str:
     raise AssertionError("unreachable: the smallest unit is one minute")
 
 
-def format_active_memories(entries: Sequence[MemoryEntry], now: datetime, locale: str = "zh") -> str:
+def format_active_memories(
+    entries: Sequence[MemoryEntry], now: datetime, locale: str = "zh"
+) -> str:
     """The active window, oldest first, one block per interaction with its relative time."""
     return "\n".join(f"[{relative_time(e.created_at, now, locale)}] {e.content}" for e in entries)
 
@@ -60,9 +62,7 @@ def format_retrieved_memories(
     titles = LAYER_TITLES.get(locale, LAYER_TITLES["zh"])
     blocks: list[str] = []
     for layer in _LAYER_ORDER:
-        lines = [
-            _line(m, now, locale) for m in memories if m.entry.layer == layer
-        ]
+        lines = [_line(m, now, locale) for m in memories if m.entry.layer == layer]
         if lines:
             blocks.append("\n".join([titles[layer], *lines]))
     return "\n\n".join(blocks)

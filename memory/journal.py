@@ -35,8 +35,14 @@ class Journal:
             "INSERT OR IGNORE INTO interactions(id, scope, user_input, response, timestamp, note) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [
-                (i.id, scope_of(i.user_id), i.user_input, i.response, i.timestamp.timestamp(),
-                 i.note)
+                (
+                    i.id,
+                    scope_of(i.user_id),
+                    i.user_input,
+                    i.response,
+                    i.timestamp.timestamp(),
+                    i.note,
+                )
                 for i in interactions
             ],
         )
@@ -80,13 +86,12 @@ class Journal:
     def buffer_count(self, scope: str | None = None) -> int:
         """Buffered interactions (one scope, or all when ``scope`` is None)."""
         if scope is None:
-            value = self.db.scalar("SELECT COUNT(*) FROM interactions WHERE buffered = 1")
+            return self.db.count("SELECT COUNT(*) FROM interactions WHERE buffered = 1")
         else:
-            value = self.db.scalar(
+            return self.db.count(
                 "SELECT COUNT(*) FROM interactions WHERE buffered = 1 AND scope = ?", (scope,)
             )
-        return int(value or 0)  # type: ignore[call-overload]
 
     def count(self) -> int:
         """Every interaction ever recorded."""
-        return int(self.db.scalar("SELECT COUNT(*) FROM interactions") or 0)  # type: ignore[call-overload]
+        return self.db.count("SELECT COUNT(*) FROM interactions")

@@ -88,32 +88,52 @@ class MemoryManager:
 
     def _open(self, data_dir: Path, summary_model: Runnable[Any, Any] | None) -> None:
         config, persona = self.config, self.persona
-        self.db = Database(data_dir / f"{persona.id}.sqlite3",
-                           synchronous=config.store.sqlite_synchronous)
+        self.db = Database(
+            data_dir / f"{persona.id}.sqlite3", synchronous=config.store.sqlite_synchronous
+        )
         self.embeddings = get_embeddings(config.embedding)
         self.backend = ChromaBackend(config.store, data_dir)
-        stores = {layer: VectorStore(self.backend, f"{persona.id}__{layer.value}", self.embeddings)
-                  for layer in (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)}
+        stores = {
+            layer: VectorStore(self.backend, f"{persona.id}__{layer.value}", self.embeddings)
+            for layer in (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)
+        }
         self.archive = MemoryArchive(Path(config.archive_dir), persona.id)
         self.journal = Journal(self.db)
-        self.temporary = TemporaryLayer(self.db, stores[Layer.TEMPORARY], config.temporary, self.now)
+        self.temporary = TemporaryLayer(
+            self.db, stores[Layer.TEMPORARY], config.temporary, self.now
+        )
         self.active = ActiveLayer(self.db, config.active.capacity, self.temporary.admit)
         self.summary = SummaryLayer(self.db, stores[Layer.SUMMARY], config.summary, self.now)
         self.static = StaticLayer(self.db, stores[Layer.STATIC], persona.static_dir, self.now)
         self.rag_layers: dict[Layer, RagLayer] = {
-            Layer.TEMPORARY: self.temporary, Layer.SUMMARY: self.summary, Layer.STATIC: self.static}
+            Layer.TEMPORARY: self.temporary,
+            Layer.SUMMARY: self.summary,
+            Layer.STATIC: self.static,
+        }
         self.sync = IndexSync(self.db, self.rag_layers, self.archive)
         self.summarizer = Summarizer(
-            summary_model, persona=persona.name, locale=config.locale,
-            timeout=config.summary.model_timeout_seconds, max_chars=config.summary.max_summary_chars)
+            summary_model,
+            persona=persona.name,
+            locale=config.locale,
+            timeout=config.summary.model_timeout_seconds,
+            max_chars=config.summary.max_summary_chars,
+        )
         self.retriever = MemoryRetriever(
-            self.active, self.rag_layers, config.retrieval, self.embeddings,
-            on_retrieved=self._tick, locale=config.locale, now=self.now,
-            max_text_chars=config.max_text_chars)
+            self.active,
+            self.rag_layers,
+            config.retrieval,
+            self.embeddings,
+            on_retrieved=self._tick,
+            locale=config.locale,
+            now=self.now,
+            max_text_chars=config.max_text_chars,
+        )
         self.scheduler = MemoryScheduler(
-            self.run_summary_now, self.run_cleanup_now,
+            self.run_summary_now,
+            self.run_cleanup_now,
             summary_interval=config.summary.interval_seconds,
-            cleanup_interval=config.summary.cleanup_interval_seconds)
+            cleanup_interval=config.summary.cleanup_interval_seconds,
+        )
         self.static.load()
         self.sync.repair()
         self._closed = False
@@ -152,7 +172,11 @@ class MemoryManager:
 
     # -- recording -------------------------------------------------------------------------
     def record_interaction_sync(
-        self, user_input: str, response: str, *, user_id: str | None = None,
+        self,
+        user_input: str,
+        response: str,
+        *,
+        user_id: str | None = None,
         timestamp: datetime | None = None,
     ) -> str:
         """Record an interaction verbatim; returns its id once committed to SQLite.
@@ -166,7 +190,11 @@ class MemoryManager:
         return interaction.id
 
     async def record_interaction(
-        self, user_input: str, response: str, *, user_id: str | None = None,
+        self,
+        user_input: str,
+        response: str,
+        *,
+        user_id: str | None = None,
         timestamp: datetime | None = None,
     ) -> str:
         """Record an interaction, then add the summary model's one-line condensation.
@@ -182,8 +210,9 @@ class MemoryManager:
         await asyncio.to_thread(self._sync_quietly)
         return interaction.id
 
-    def _interaction(self, user_input: object, response: object, user_id: object,
-                     timestamp: object) -> Interaction:
+    def _interaction(
+        self, user_input: object, response: object, user_id: object, timestamp: object
+    ) -> Interaction:
         self._check_open()
         limit = self.config.max_text_chars
         return Interaction(
@@ -202,9 +231,13 @@ class MemoryManager:
 
     def _entry_of(self, interaction: Interaction) -> MemoryEntry:
         return MemoryEntry(
-            id=interaction.id, layer=Layer.ACTIVE,
+            id=interaction.id,
+            layer=Layer.ACTIVE,
             content=render_interaction(interaction, self.persona.name, self.config.locale),
-            created_at=interaction.timestamp, user_id=interaction.user_id, note=interaction.note)
+            created_at=interaction.timestamp,
+            user_id=interaction.user_id,
+            note=interaction.note,
+        )
 
     def _attach_note(self, interaction_id: str, note: str) -> None:
         with self.db.transaction() as conn:
@@ -232,11 +265,19 @@ class MemoryManager:
         with self.db.transaction() as conn:
             conn.execute(
                 "INSERT INTO clock(scope, tick) VALUES (?, 1) "
-                "ON CONFLICT(scope) DO UPDATE SET tick = tick + 1", (scope,))
-            tick = int(conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()[0])
+                "ON CONFLICT(scope) DO UPDATE SET tick = tick + 1",
+                (scope,),
+            )
+            tick = int(
+                conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()[0]
+            )
             for layer in (self.temporary, self.summary):
-                layer.recall(conn, scope, tick,
-                             [m.entry.id for m in memories if m.entry.layer == layer.layer])
+                layer.recall(
+                    conn,
+                    scope,
+                    tick,
+                    [m.entry.id for m in memories if m.entry.layer == layer.layer],
+                )
             forgotten = self.temporary.forget_due(conn, scope, tick)
         if forgotten:
             self._sync_quietly()
@@ -254,10 +295,17 @@ class MemoryManager:
             window_ids = [e.id for e in self.active.entries(user_id)]
             interactions = self.journal.by_ids(sorted({*window_ids, *(i.id for i in buffered)}))
             text, method = await self.summarizer.summarize(interactions)
-            summary_id = str(uuid.uuid5(_SUMMARY_NAMESPACE,
-                                        scope + "|" + ",".join(i.id for i in buffered)))
-            entry = MemoryEntry(id=summary_id, layer=Layer.SUMMARY, content=text,
-                                created_at=self.now(), user_id=user_id, source=method)
+            summary_id = str(
+                uuid.uuid5(_SUMMARY_NAMESPACE, scope + "|" + ",".join(i.id for i in buffered))
+            )
+            entry = MemoryEntry(
+                id=summary_id,
+                layer=Layer.SUMMARY,
+                content=text,
+                created_at=self.now(),
+                user_id=user_id,
+                source=method,
+            )
             with self.db.transaction() as conn:
                 written += int(self.summary.add(conn, entry))
                 self.journal.clear_buffer(conn, [i.id for i in buffered])
@@ -283,8 +331,9 @@ class MemoryManager:
         for layer in self.rag_layers.values():
             layer.store.drop()
         with self.db.transaction() as conn:
-            conn.execute("UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', "
-                         "'static')")
+            conn.execute(
+                "UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', 'static')"
+            )
         self.sync.run()
         return sum(layer.count(all_scopes=True) for layer in self.rag_layers.values())
 

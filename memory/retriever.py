@@ -129,8 +129,9 @@ class MemoryRetriever:
             return [], True
         except Exception as exc:
             if not self._degraded:
-                logger.warning("retrieval failed (%s: %s); returning no RAG memories",
-                               type(exc).__name__, exc)
+                logger.warning(
+                    "retrieval failed (%s: %s); returning no RAG memories", type(exc).__name__, exc
+                )
             self._degraded = True
             return [], True
         self._degraded = False
@@ -170,7 +171,7 @@ class MemoryRetriever:
                 query, user_id = payload.get("query"), payload.get("user_id")
             else:
                 query, user_id = payload, None
-            active_text, rag_text = self.retrieve(query, user_id=user_id)
+            active_text, rag_text = self.retrieve(query, user_id=user_id)  # type: ignore[arg-type]
             return {"active": active_text, "rag": rag_text}
 
         return RunnableLambda(run, name="persona_memory")

@@ -35,8 +35,10 @@ class MemoryScheduler:
         summary_interval: float,
         cleanup_interval: float,
     ) -> None:
-        self._jobs = {SUMMARY_JOB: (summary_job, summary_interval),
-                      CLEANUP_JOB: (cleanup_job, cleanup_interval)}
+        self._jobs = {
+            SUMMARY_JOB: (summary_job, summary_interval),
+            CLEANUP_JOB: (cleanup_job, cleanup_interval),
+        }
         self._scheduler: AsyncIOScheduler | None = None
 
     @property

@@ -37,7 +37,9 @@ def significance_at(significance: float, changed_at: int, now: int, coefficient:
     return significance * coefficient**elapsed
 
 
-def forget_tick(significance: float, changed_at: int, coefficient: float, threshold: float) -> int | None:
+def forget_tick(
+    significance: float, changed_at: int, coefficient: float, threshold: float
+) -> int | None:
     """The first tick at which an untouched entry's value is below ``threshold``.
 
     ``None`` when it never falls below (coefficient 1 or threshold 0).
@@ -55,9 +57,7 @@ def forget_tick(significance: float, changed_at: int, coefficient: float, thresh
     return changed_at + ticks
 
 
-def recall_at(
-    significance: float, changed_at: int, now: int, coefficient: float
-) -> float:
+def recall_at(significance: float, changed_at: int, now: int, coefficient: float) -> float:
     """The value stored for an entry recalled at tick ``now``.
 
     The entry decays up to the tick before ``now`` and is then boosted: the recall is the

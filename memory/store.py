@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import chromadb
-from chromadb.api.client import SharedSystemClient
+from chromadb.api.client import SharedSystemClient  # type: ignore[attr-defined]
 from chromadb.config import Settings
 from langchain_core.embeddings import Embeddings
 
@@ -110,7 +110,9 @@ class ChromaBackend:
             shutil.move(str(self.path), str(aside))
             client = chromadb.PersistentClient(path=str(self.path), settings=settings)
         except Exception as exc:
-            raise StoreError(f"cannot open or rebuild the Chroma folder {self.path}: {exc}") from exc
+            raise StoreError(f"cannot open or rebuild the Chroma folder {self.path}: {exc}") from (
+                exc
+            )
         self.rebuilt_from_corruption = aside
         return client
 
@@ -123,8 +125,6 @@ class ChromaBackend:
         if not self.breaker.allow():
             raise StoreUnavailableError(f"vector store unavailable: {self.breaker.last_error}")
         try:
-            if self._client is None:
-                self._client = self._open_http_or_raise()
             result = operation()
         except Exception as exc:
             self.breaker.record_failure(exc)
@@ -142,11 +142,11 @@ class ChromaBackend:
         )
 
     def collection(self, name: str) -> Any:
-        """Get or create a cosine-space collection with no embedding function."""
-        return self.guard(
-            lambda: self._client.get_or_create_collection(
-                name=name, metadata={"hnsw:space": "cosine"}, embedding_function=None
-            )
+        """Get or create a cosine-space collection with no embedding function (unguarded)."""
+        if self._client is None:
+            self._client = self._open_http_or_raise()
+        return self._client.get_or_create_collection(
+            name=name, metadata={"hnsw:space": "cosine"}, embedding_function=None
         )
 
     def close(self) -> None:
@@ -169,17 +169,10 @@ class VectorStore:
         self.embeddings = embeddings
         self._collection: Any = None
 
-    def _col(self) -> Any:
-        if self._collection is None:
-            self._collection = self.backend.collection(self.name)
-        return self._collection
-
     def _call(self, operation: Callable[[Any], _T]) -> _T:
         def run() -> _T:
             if self._collection is None:
-                self._collection = self.backend._client.get_or_create_collection(
-                    name=self.name, metadata={"hnsw:space": "cosine"}, embedding_function=None
-                )
+                self._collection = self.backend.collection(self.name)
             try:
                 return operation(self._collection)
             except Exception:
@@ -202,17 +195,20 @@ class VectorStore:
             vectors = self.embeddings.embed_documents(list(texts))
         for start in range(0, len(ids), MAX_BATCH):
             end = start + MAX_BATCH
-            batch = (
+            self._upsert(
                 list(ids[start:end]),
                 [list(v) for v in vectors[start:end]],
                 list(texts[start:end]),
                 [dict(m) or {"_": 0} for m in metadatas[start:end]],
             )
-            self._call(
-                lambda col, b=batch: col.upsert(
-                    ids=b[0], embeddings=b[1], documents=b[2], metadatas=b[3]
-                )
-            )
+
+    def _upsert(
+        self, ids: IDs, vectors: list[Vector], texts: list[str], metadatas: list[Metadata]
+    ) -> None:
+        def run(col: Any) -> None:
+            col.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas)
+
+        self._call(run)
 
     def search(self, vector: Vector, top_k: int, where: Where | None = None) -> list[StoreHit]:
         """The ``top_k`` nearest documents to ``vector`` (cosine similarity, best first)."""
@@ -244,13 +240,19 @@ class VectorStore:
     def delete(self, ids: Sequence[str]) -> None:
         """Remove documents by id; unknown ids are ignored."""
         for start in range(0, len(ids), MAX_BATCH):
-            batch = list(ids[start : start + MAX_BATCH])
-            self._call(lambda col, b=batch: col.delete(ids=b))
+            self._delete(list(ids[start : start + MAX_BATCH]))
+
+    def _delete(self, ids: IDs) -> None:
+        def run(col: Any) -> None:
+            col.delete(ids=ids)
+
+        self._call(run)
 
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         """Replace the metadata of existing documents."""
         if ids:
-            self._call(lambda col: col.update(ids=list(ids), metadatas=[dict(m) for m in metadatas]))
+            batch = [dict(m) for m in metadatas]
+            self._call(lambda col: col.update(ids=list(ids), metadatas=batch))
 
     def get_all(self) -> list[StoreHit]:
         """Every document with its metadata (similarity 0)."""

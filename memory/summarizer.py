@@ -98,13 +98,15 @@ class Summarizer:
         try:
             answer = await asyncio.wait_for(chain.ainvoke(inputs), timeout=self.timeout)
         except TimeoutError:
-            logger.warning("summary model timed out after %.1fs; using extractive summary",
-                           self.timeout)
+            logger.warning(
+                "summary model timed out after %.1fs; using extractive summary", self.timeout
+            )
             self.fallbacks += 1
             return None
         except Exception as exc:
-            logger.warning("summary model failed (%s: %s); using extractive summary",
-                           type(exc).__name__, exc)
+            logger.warning(
+                "summary model failed (%s: %s); using extractive summary", type(exc).__name__, exc
+            )
             self.fallbacks += 1
             return None
         cleaned = " ".join(str(answer).split()) if isinstance(answer, str) else ""
@@ -118,8 +120,11 @@ class Summarizer:
         """A deterministic summary: the first sentence of each side of each interaction."""
         user_label, title = LABELS.get(self.locale, LABELS["zh"])
         separator = "：" if self.locale == "zh" else ": "
-        header = f"{title}（{len(interactions)}）" if self.locale == "zh" else (
-            f"{title} ({len(interactions)})")
+        header = (
+            f"{title}（{len(interactions)}）"
+            if self.locale == "zh"
+            else (f"{title} ({len(interactions)})")
+        )
         budget = max(12, (self.max_chars - len(header)) // max(1, len(interactions)) // 2 - 4)
         lines = [header]
         for item in interactions:

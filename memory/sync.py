@@ -29,11 +29,10 @@ class IndexSync:
 
     def pending(self) -> int:
         """Live entries not yet in the vector index."""
-        value = self.db.scalar(
+        return self.db.count(
             "SELECT COUNT(*) FROM entries WHERE indexed = 0 AND layer IN ('temporary', 'summary', "
             "'static')"
         )
-        return int(value or 0)  # type: ignore[call-overload]
 
     def run(self) -> bool:
         """Export archived entries, then index pending ones. Returns False if the store failed."""
@@ -57,16 +56,23 @@ class IndexSync:
             return 0
         memories = [
             ArchivedMemory(
-                id=str(r[0]), layer=str(r[1]), user_id=user_of(str(r[2])), content=str(r[3]),
-                note=None if r[4] is None else str(r[4]), created_at=from_epoch(float(r[5])),  # type: ignore[arg-type]
-                archived_at=from_epoch(float(r[6])), significance=float(r[7]),  # type: ignore[arg-type]
+                id=str(r[0]),
+                layer=str(r[1]),
+                user_id=user_of(str(r[2])),
+                content=str(r[3]),
+                note=None if r[4] is None else str(r[4]),
+                created_at=from_epoch(float(r[5])),  # type: ignore[arg-type]
+                archived_at=from_epoch(float(r[6])),  # type: ignore[arg-type]
+                significance=float(r[7]),  # type: ignore[arg-type]
                 reason=str(r[8]),
             )
             for r in rows
         ]
         self.archive.append(memories)
         with self.db.transaction() as conn:
-            conn.executemany("UPDATE entries SET exported = 1 WHERE id = ?", [(m.id,) for m in memories])
+            conn.executemany(
+                "UPDATE entries SET exported = 1 WHERE id = ?", [(m.id,) for m in memories]
+            )
         for layer_name in {m.layer for m in memories}:
             layer = self.layers.get(Layer(layer_name))
             if layer is None:

@@ -70,10 +70,9 @@ class ActiveLayer:
     def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
         """How many interactions the window holds (one scope, or all)."""
         if all_scopes:
-            value = self.db.scalar("SELECT COUNT(*) FROM entries WHERE layer = 'active'")
+            return self.db.count("SELECT COUNT(*) FROM entries WHERE layer = 'active'")
         else:
-            value = self.db.scalar(
+            return self.db.count(
                 "SELECT COUNT(*) FROM entries WHERE layer = 'active' AND scope = ?",
                 (scope_of(user_id),),
             )
-        return int(value or 0)  # type: ignore[call-overload]

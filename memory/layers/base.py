@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import Enum
+from enum import StrEnum
 
 
-class Layer(str, Enum):
+class Layer(StrEnum):
     """Where an entry lives. ``ARCHIVED`` entries are forgotten or cleaned: kept, never returned."""
 
     ACTIVE = "active"

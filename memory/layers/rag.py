@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -48,13 +48,14 @@ class RagLayer:
     def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
         """The number of live entries (in one scope, or all)."""
         if all_scopes or self.shared:
-            value = self.db.scalar("SELECT COUNT(*) FROM entries WHERE layer = ?", (self.layer.value,))
+            return self.db.count(
+                "SELECT COUNT(*) FROM entries WHERE layer = ?", (self.layer.value,)
+            )
         else:
-            value = self.db.scalar(
+            return self.db.count(
                 "SELECT COUNT(*) FROM entries WHERE layer = ? AND scope = ?",
                 (self.layer.value, scope_of(user_id)),
             )
-        return int(value or 0)  # type: ignore[call-overload]
 
     def entries(self, user_id: str | None = None) -> list[MemoryEntry]:
         """Live entries of a scope, oldest first."""
@@ -93,8 +94,8 @@ class RagLayer:
             found.append(Candidate(entry, hit.similarity, self.current_significance(entry, tick)))
         return found
 
-    def _live(self, ids: Sequence[str] | object) -> list[MemoryEntry]:
-        id_list = list(ids)  # type: ignore[call-overload]
+    def _live(self, ids: Iterable[str]) -> list[MemoryEntry]:
+        id_list = list(ids)
         if not id_list:
             return []
         marks = ",".join("?" * len(id_list))
@@ -167,7 +168,9 @@ class DecayingLayer(RagLayer):
 
     threshold: float = 0.0
 
-    def recall(self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> None:
+    def recall(
+        self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]
+    ) -> None:
         """Boost the entries a retrieval returned at ``tick`` (writes only those rows)."""
         from memory.significance import forget_tick, recall_at
 
@@ -201,7 +204,14 @@ class DecayingLayer(RagLayer):
             "UPDATE entries SET layer = 'archived', archived_layer = ?, archived_reason = ?, "
             "archived_at = ?, significance = ?, exported = 0 WHERE id = ? AND layer = ?",
             [
-                (self.layer.value, reason, archived_at.timestamp(), value, entry_id, self.layer.value)
+                (
+                    self.layer.value,
+                    reason,
+                    archived_at.timestamp(),
+                    value,
+                    entry_id,
+                    self.layer.value,
+                )
                 for entry_id, value in archived
             ],
         )

@@ -122,8 +122,9 @@ class StaticLayer(RagLayer):
             StaticMemoryError: a file is malformed (nothing is changed then).
         """
         if not self.folder.is_dir():
-            logger.warning("persona has no %s folder at %s: no static memories", STATIC_DIR,
-                           self.folder)
+            logger.warning(
+                "persona has no %s folder at %s: no static memories", STATIC_DIR, self.folder
+            )
         memories = {m.id: m for m in read_static_memories(self.folder)}
         known = self.indexed_ids()
         new = [m for i, m in memories.items() if i not in known]
@@ -134,13 +135,20 @@ class StaticLayer(RagLayer):
                 "INSERT OR IGNORE INTO entries(id, layer, scope, content, created_at, significance,"
                 " changed_at, indexed, tags, source) VALUES (?, 'static', ?, ?, ?, 1.0, 0, 0, ?, ?)",
                 [
-                    (m.id, SHARED_SCOPE, m.content, created, json.dumps(list(m.tags),
-                     ensure_ascii=False), m.source)
+                    (
+                        m.id,
+                        SHARED_SCOPE,
+                        m.content,
+                        created,
+                        json.dumps(list(m.tags), ensure_ascii=False),
+                        m.source,
+                    )
                     for m in new
                 ],
             )
-            conn.executemany("DELETE FROM entries WHERE id = ? AND layer = 'static'",
-                             [(i,) for i in removed])
+            conn.executemany(
+                "DELETE FROM entries WHERE id = ? AND layer = 'static'", [(i,) for i in removed]
+            )
         if removed:
             self.store.delete(removed)
         return len(new)

@@ -46,7 +46,7 @@ class SummaryLayer(DecayingLayer):
         tick = int(row[0]) if row else 0
         cursor = conn.execute(
             "INSERT OR IGNORE INTO entries(id, layer, scope, content, created_at, significance, "
-            "changed_at, forget_at, indexed) VALUES (?, 'summary', ?, ?, ?, ?, ?, NULL, 0)",
+            "changed_at, forget_at, indexed, source) VALUES (?, 'summary', ?, ?, ?, ?, ?, NULL, 0, ?)",
             (
                 entry.id,
                 scope,
@@ -54,6 +54,7 @@ class SummaryLayer(DecayingLayer):
                 entry.created_at.timestamp(),
                 self.config.initial_significance,
                 tick,
+                entry.source,
             ),
         )
         return cursor.rowcount > 0
@@ -73,11 +74,14 @@ class SummaryLayer(DecayingLayer):
             (significance_at(float(s), int(c), tick, self.decay_coefficient), str(i))
             for i, s, c in rows
         )
-        self.archive(conn, [(entry_id, value) for value, entry_id in values[:quota]], CLEANED,
-                     self.now())
+        self.archive(
+            conn, [(entry_id, value) for value, entry_id in values[:quota]], CLEANED, self.now()
+        )
         return quota
 
     def scopes(self) -> list[str]:
         """Scopes that hold summaries."""
-        return [str(r[0]) for r in self.db.query(
-            "SELECT DISTINCT scope FROM entries WHERE layer = 'summary'")]
+        return [
+            str(r[0])
+            for r in self.db.query("SELECT DISTINCT scope FROM entries WHERE layer = 'summary'")
+        ]

@@ -1,0 +1,109 @@
+"""Shared fixtures: temporary folders, a small persona, the real packaged embedder, fake chat models."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from memory import MemoryConfig, MemoryManager  # noqa: E402
+from memory.embeddings import get_embeddings  # noqa: E402
+
+STATIC_MD = """# 背景
+
+我叫karin，是一名十九岁的音乐学院学生，来自杭州。
+
+我最喜欢的音乐是民谣，每天都会弹吉他。
+
+我养了一只叫团子的猫。
+"""
+STATIC_JSON = [
+    "我最喜欢的食物是草莓蛋糕。",
+    {"content": "我的吉他老师是陈老师，他很严格。", "tags": ["relationship"]},
+]
+
+
+def write_persona(root: Path, name: str = "karin") -> Path:
+    """A small persona folder with .md and .json static memories."""
+    folder = root / name / "static_memories"
+    folder.mkdir(parents=True, exist_ok=True)
+    (root / name / "persona.toml").write_text(
+        'name = "karin"\ndescription = "测试用角色"\nlocale = "zh"\n', encoding="utf-8"
+    )
+    (folder / "background.md").write_text(STATIC_MD, encoding="utf-8")
+    (folder / "more.json").write_text(json.dumps(STATIC_JSON, ensure_ascii=False), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="session")
+def embeddings() -> Embeddings:
+    """The real default embedder (USE multilingual), loaded once per session."""
+    return get_embeddings(MemoryConfig().embedding)
+
+
+@pytest.fixture
+def config(tmp_path: Path, embeddings: Embeddings) -> MemoryConfig:
+    """Defaults, with every folder inside the test's temporary directory."""
+    cfg = MemoryConfig()
+    cfg.personas_dir = str(write_persona(tmp_path / "personas"))
+    cfg.embedding.persist_dir = str(tmp_path / "data" / "memory_store")
+    cfg.archive_dir = str(tmp_path / "data" / "archive")
+    return cfg
+
+
+class Clock:
+    """A settable clock for replays: starts at a fixed moment, advanced by tests."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.moment = start or datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+    def advance(self, **kwargs: float) -> datetime:
+        self.moment += timedelta(**kwargs)
+        return self.moment
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def make_manager(config: MemoryConfig) -> Iterator[Callable[..., MemoryManager]]:
+    """Build managers on the test's folders; every one is closed at teardown."""
+    made: list[MemoryManager] = []
+
+    def build(cfg: MemoryConfig | None = None, **kwargs: object) -> MemoryManager:
+        manager = MemoryManager("karin", cfg or config, **kwargs)  # type: ignore[arg-type]
+        made.append(manager)
+        return manager
+
+    yield build
+    for manager in made:
+        manager.close()
+
+
+@pytest.fixture
+def fake_model() -> FakeListChatModel:
+    """A fake chat model (the only fake allowed: no LLM is reachable here)."""
+    return FakeListChatModel(responses=["用户喜欢民谣，karin答应下次唱给他听。"])
+
+
+def fill(manager: MemoryManager, texts: list[str], *, user_id: str | None = None) -> list[str]:
+    """Record one interaction per text; returns their ids."""
+    return [
+        manager.record_interaction_sync(user_input=t, response="嗯嗯，记住啦～", user_id=user_id)
+        for t in texts
+    ]

@@ -1,0 +1,93 @@
+"""MemoryConfig: SPEC defaults, TOML and environment overrides, errors naming the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory import ConfigError, MemoryConfig, RetrievalMode
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_defaults_match_spec() -> None:
+    config = MemoryConfig()
+    assert config.active.capacity == 10
+    assert config.temporary.significance_threshold == 0.1
+    assert config.temporary.decay_coefficient == 0.95
+    assert config.summary.interval_seconds == 300
+    assert config.summary.cleanup_interval_seconds == 3600
+    assert config.summary.cleanup_ratio == 0.01
+    assert config.summary.decay_coefficient == 0.98
+    assert config.retrieval.mode == RetrievalMode.QUOTA
+    assert config.retrieval.quotas == {"temporary": 3, "summary": 2, "static": 2}
+    assert config.retrieval.weights == {"static": 1.0, "summary": 0.9, "temporary": 0.8}
+    assert config.retrieval.top_k == 6
+    assert config.embedding.provider == "use-multilingual"
+    assert config.embedding.persist_dir == "data/memory_store"
+
+
+def test_shipped_default_toml_equals_the_defaults() -> None:
+    loaded = MemoryConfig.from_toml(REPO / "config" / "default.toml", use_env=False)
+    assert loaded.to_dict() == MemoryConfig().to_dict()
+
+
+def test_toml_overrides_fields(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('locale = "en"\n[active]\ncapacity = 4\n[retrieval]\nmode = "weighted"\n'
+                    '[retrieval.quotas]\ntemporary = 5\n', encoding="utf-8")
+    config = MemoryConfig.from_toml(path, use_env=False)
+    assert config.locale == "en"
+    assert config.active.capacity == 4
+    assert config.retrieval.mode == RetrievalMode.WEIGHTED
+    assert config.retrieval.quotas == {"temporary": 5, "summary": 2, "static": 2}
+
+
+def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[active]\ncapacity = 4\n", encoding="utf-8")
+    monkeypatch.setenv("PERSONA_MEMORY__ACTIVE__CAPACITY", "7")
+    monkeypatch.setenv("PERSONA_MEMORY__LOCALE", "en")
+    monkeypatch.setenv("PERSONA_MEMORY__TEMPORARY__DECAY_COEFFICIENT", "0.9")
+    config = MemoryConfig.from_toml(path)
+    assert (config.active.capacity, config.locale) == (7, "en")
+    assert config.temporary.decay_coefficient == 0.9
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "value"),
+    [
+        ("active", "capacity", 0),
+        ("temporary", "decay_coefficient", 0.0),
+        ("temporary", "decay_coefficient", 1.5),
+        ("summary", "decay_coefficient", -0.1),
+        ("summary", "cleanup_ratio", 2.0),
+        ("retrieval", "mode", "fuzzy"),
+        ("retrieval", "top_k", 0),
+    ],
+)
+def test_absurd_values_raise_config_error_naming_the_field(
+    section: str, field: str, value: object
+) -> None:
+    config = MemoryConfig()
+    setattr(getattr(config, section), field, value)
+    with pytest.raises(ConfigError, match=f"{section}.{field}"):
+        config.validate()
+
+
+def test_unknown_toml_field_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[active]\ncapacityy = 3\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="active.capacityy"):
+        MemoryConfig.from_toml(path, use_env=False)
+
+
+def test_non_numeric_environment_value_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PERSONA_MEMORY__ACTIVE__CAPACITY", "many")
+    with pytest.raises(ConfigError, match="active.capacity"):
+        MemoryConfig.from_env()
+
+
+def test_config_error_is_a_value_error() -> None:
+    assert issubclass(ConfigError, ValueError)
