@@ -71,9 +71,7 @@ class RetrievalConfig:
     """How a query is answered across layers."""
 
     mode: RetrievalMode = RetrievalMode.QUOTA
-    quotas: dict[str, int] = field(
-        default_factory=lambda: {"temporary": 3, "summary": 2, "static": 2}
-    )
+    quotas: dict[str, int] = field(default_factory=lambda: {"temporary": 3, "summary": 2, "static": 2})
     weights: dict[str, float] = field(
         default_factory=lambda: {"static": 1.0, "summary": 0.9, "temporary": 0.8}
     )
@@ -105,6 +103,9 @@ class StoreConfig:
     ssl: bool = False
     headers: dict[str, str] = field(default_factory=dict)
     sqlite_synchronous: str = "NORMAL"
+    hnsw_ef_search: int = 200
+    hnsw_ef_construction: int = 200
+    hnsw_max_neighbors: int = 32
     breaker_failure_threshold: int = 1
     breaker_initial_backoff_seconds: float = 1.0
     breaker_max_backoff_seconds: float = 60.0
@@ -195,12 +196,8 @@ class MemoryConfig:
             "summary.cleanup_interval_seconds",
             "must be > 0",
         )
-        _check(
-            0.0 <= self.summary.cleanup_ratio <= 1.0, "summary.cleanup_ratio", "must be in [0, 1]"
-        )
-        _check(
-            self.summary.model_timeout_seconds > 0, "summary.model_timeout_seconds", "must be > 0"
-        )
+        _check(0.0 <= self.summary.cleanup_ratio <= 1.0, "summary.cleanup_ratio", "must be in [0, 1]")
+        _check(self.summary.model_timeout_seconds > 0, "summary.model_timeout_seconds", "must be > 0")
         _check(self.summary.max_summary_chars >= 50, "summary.max_summary_chars", "must be >= 50")
         self._validate_retrieval()
         _check(bool(self.embedding.provider), "embedding.provider", "must not be empty")
@@ -209,6 +206,8 @@ class MemoryConfig:
         _check(self.embedding.threads >= 1, "embedding.threads", "must be >= 1")
         self.store.mode = _enum(StoreMode, self.store.mode, "store.mode")
         _check(0 < self.store.port < 65536, "store.port", "must be a TCP port")
+        for name in ("hnsw_ef_search", "hnsw_ef_construction", "hnsw_max_neighbors"):
+            _check(getattr(self.store, name) >= 2, f"store.{name}", "must be >= 2")
         _check(
             self.store.sqlite_synchronous.upper() in {"NORMAL", "FULL", "EXTRA"},
             "store.sqlite_synchronous",
@@ -239,9 +238,7 @@ class MemoryConfig:
         _check(not unknown, "retrieval.quotas", f"unknown layers {sorted(unknown)}")
         _check(retrieval.top_k >= 1, "retrieval.top_k", "must be >= 1")
         _check(retrieval.rrf_k >= 1, "retrieval.rrf_k", "must be >= 1")
-        _check(
-            retrieval.candidate_multiplier >= 1, "retrieval.candidate_multiplier", "must be >= 1"
-        )
+        _check(retrieval.candidate_multiplier >= 1, "retrieval.candidate_multiplier", "must be >= 1")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable view of the config."""
@@ -259,9 +256,7 @@ def _enum(kind: type[Enum], value: object, field_name: str) -> Any:
         return kind(value)
     except ValueError as exc:
         allowed = ", ".join(repr(m.value) for m in kind)  # type: ignore[attr-defined]
-        raise ConfigError(
-            field_name, f"unknown value {value!r}; expected one of {allowed}"
-        ) from exc
+        raise ConfigError(field_name, f"unknown value {value!r}; expected one of {allowed}") from exc
 
 
 def _parse_env_value(raw: str) -> Any:

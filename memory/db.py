@@ -63,9 +63,7 @@ CREATE INDEX IF NOT EXISTS entries_unexported ON entries(exported);
 CREATE TABLE IF NOT EXISTS clock (scope TEXT PRIMARY KEY, tick INTEGER NOT NULL);
 """
 
-ENTRY_COLUMNS = (
-    "id, layer, scope, content, note, created_at, significance, changed_at, tags, source"
-)
+ENTRY_COLUMNS = "id, layer, scope, content, note, created_at, significance, changed_at, tags, source"
 
 
 def to_epoch(moment: datetime) -> float:
@@ -80,9 +78,7 @@ def from_epoch(seconds: float) -> datetime:
 
 def entry_from_row(row: sqlite3.Row | tuple[object, ...]) -> MemoryEntry:
     """Build a :class:`MemoryEntry` from a row selected with :data:`ENTRY_COLUMNS`."""
-    (entry_id, layer, scope, content, note, created_at, significance, changed_at, tags, source) = (
-        tuple(row)
-    )
+    (entry_id, layer, scope, content, note, created_at, significance, changed_at, tags, source) = tuple(row)
     return MemoryEntry(
         id=str(entry_id),
         layer=Layer(str(layer)),
@@ -215,9 +211,7 @@ class Database:
 
     def scopes(self) -> list[str]:
         """Every user scope that has an interaction or a clock."""
-        rows = self.query(
-            "SELECT DISTINCT scope FROM interactions UNION SELECT scope FROM clock ORDER BY 1"
-        )
+        rows = self.query("SELECT DISTINCT scope FROM interactions UNION SELECT scope FROM clock ORDER BY 1")
         return [str(r[0]) for r in rows]
 
     def close(self) -> None:

@@ -48,16 +48,12 @@ def relative_time(moment: datetime, now: datetime, locale: str = "zh") -> str:
     raise AssertionError("unreachable: the smallest unit is one minute")
 
 
-def format_active_memories(
-    entries: Sequence[MemoryEntry], now: datetime, locale: str = "zh"
-) -> str:
+def format_active_memories(entries: Sequence[MemoryEntry], now: datetime, locale: str = "zh") -> str:
     """The active window, oldest first, one block per interaction with its relative time."""
     return "\n".join(f"[{relative_time(e.created_at, now, locale)}] {e.content}" for e in entries)
 
 
-def format_retrieved_memories(
-    memories: Sequence[RetrievedMemory], now: datetime, locale: str = "zh"
-) -> str:
+def format_retrieved_memories(memories: Sequence[RetrievedMemory], now: datetime, locale: str = "zh") -> str:
     """Retrieved memories grouped by layer (static, summary, temporary), each with its time."""
     titles = LAYER_TITLES.get(locale, LAYER_TITLES["zh"])
     blocks: list[str] = []

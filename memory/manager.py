@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
 from memory.db import Database, FolderLock
 from memory.embeddings import get_embeddings
+from memory.errors import InvalidInputError, MemoryEngineError
+from memory.importer import ImportFileError, ImportReport, describe_error, record_fields
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
 from memory.layers.base import Interaction, Layer, MemoryEntry, RetrievedMemory, scope_of, utcnow
@@ -88,9 +91,7 @@ class MemoryManager:
 
     def _open(self, data_dir: Path, summary_model: Runnable[Any, Any] | None) -> None:
         config, persona = self.config, self.persona
-        self.db = Database(
-            data_dir / f"{persona.id}.sqlite3", synchronous=config.store.sqlite_synchronous
-        )
+        self.db = Database(data_dir / f"{persona.id}.sqlite3", synchronous=config.store.sqlite_synchronous)
         self.embeddings = get_embeddings(config.embedding)
         self.backend = ChromaBackend(config.store, data_dir)
         stores = {
@@ -99,9 +100,7 @@ class MemoryManager:
         }
         self.archive = MemoryArchive(Path(config.archive_dir), persona.id)
         self.journal = Journal(self.db)
-        self.temporary = TemporaryLayer(
-            self.db, stores[Layer.TEMPORARY], config.temporary, self.now
-        )
+        self.temporary = TemporaryLayer(self.db, stores[Layer.TEMPORARY], config.temporary, self.now)
         self.active = ActiveLayer(self.db, config.active.capacity, self.temporary.admit)
         self.summary = SummaryLayer(self.db, stores[Layer.SUMMARY], config.summary, self.now)
         self.static = StaticLayer(self.db, stores[Layer.STATIC], persona.static_dir, self.now)
@@ -124,6 +123,7 @@ class MemoryManager:
             config.retrieval,
             self.embeddings,
             on_retrieved=self._tick,
+            before_search=self.sync.flush,
             locale=config.locale,
             now=self.now,
             max_text_chars=config.max_text_chars,
@@ -136,6 +136,7 @@ class MemoryManager:
         )
         self.static.load()
         self.sync.repair()
+        self.sync.start_worker()
         self._closed = False
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -156,6 +157,7 @@ class MemoryManager:
             return
         self._closed = True
         try:
+            self.sync.stop_worker()
             self.sync.run()
         finally:
             self.backend.close()
@@ -186,7 +188,7 @@ class MemoryManager:
         """
         interaction = self._interaction(user_input, response, user_id, timestamp)
         self._commit([interaction])
-        self._sync_quietly()
+        self.sync.notify()
         return interaction.id
 
     async def record_interaction(
@@ -207,8 +209,51 @@ class MemoryManager:
         note = await self.summarizer.condense(interaction)
         if note:
             await asyncio.to_thread(self._attach_note, interaction.id, note)
-        await asyncio.to_thread(self._sync_quietly)
+        self.sync.notify()
         return interaction.id
+
+    def import_interactions(
+        self,
+        records: Iterable[Mapping[str, Any]] | Iterable[tuple[int, Mapping[str, Any] | str]],
+        *,
+        batch_size: int = 500,
+        skip_invalid: bool = False,
+        progress: Callable[[int], object] | None = None,
+    ) -> ImportReport:
+        """Record many interactions in order, with their own timestamps, in batches.
+
+        Every record is validated before anything is written. A record is a mapping with
+        ``user_input``, ``response`` and optional ``timestamp`` (datetime or ISO string) and
+        ``user_id``; ``(line_number, record)`` pairs (see :func:`memory.importer.read_jsonl`)
+        keep file line numbers in the report. The same layer rules apply as one by one: active
+        keeps the newest, the rest goes to temporary.
+
+        Raises:
+            ImportFileError: some records are bad and ``skip_invalid`` is false (nothing written).
+        """
+        started = time.perf_counter()
+        report = ImportReport()
+        valid: list[Interaction] = []
+        for number, record in _numbered(records):
+            try:
+                if isinstance(record, str):
+                    raise InvalidInputError("line", record)
+                valid.append(self._interaction(*record_fields(record)))
+            except (MemoryEngineError, TypeError, ValueError) as exc:
+                report.skipped.append((number, describe_error(exc)))
+        if report.skipped and not skip_invalid:
+            shown = "; ".join(f"line {n}: {why}" for n, why in report.skipped[:5])
+            raise ImportFileError("records", f"{len(report.skipped)} bad record(s), nothing "
+                                  f"imported ({shown}); fix them or skip them")
+        for start in range(0, len(valid), batch_size):
+            batch = valid[start : start + batch_size]
+            self._commit(batch)
+            self.sync.flush()
+            report.imported += len(batch)
+            if progress is not None:
+                progress(len(batch))
+        report.seconds = time.perf_counter() - started
+        return report
 
     def _interaction(
         self, user_input: object, response: object, user_id: object, timestamp: object
@@ -260,6 +305,18 @@ class MemoryManager:
         self._check_open()
         return self.retriever.retrieve(query, user_id=user_id)
 
+    def flush(self) -> bool:
+        """Bring the vector index and the archive file up to date with SQLite now.
+
+        Returns False when the store is failing (the work stays pending and is retried).
+        """
+        self._check_open()
+        try:
+            return self.sync.flush()
+        except (sqlite3.Error, OSError) as exc:
+            logger.warning("flush failed (%s); it will be retried", exc)
+            return False
+
     def _tick(self, user_id: str | None, memories: Sequence[RetrievedMemory]) -> None:
         scope = scope_of(user_id)
         with self.db.transaction() as conn:
@@ -268,9 +325,7 @@ class MemoryManager:
                 "ON CONFLICT(scope) DO UPDATE SET tick = tick + 1",
                 (scope,),
             )
-            tick = int(
-                conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()[0]
-            )
+            tick = int(conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()[0])
             for layer in (self.temporary, self.summary):
                 layer.recall(
                     conn,
@@ -280,7 +335,7 @@ class MemoryManager:
                 )
             forgotten = self.temporary.forget_due(conn, scope, tick)
         if forgotten:
-            self._sync_quietly()
+            self.sync.notify()
 
     # -- scheduled jobs --------------------------------------------------------------------
     async def run_summary_now(self) -> int:
@@ -295,9 +350,7 @@ class MemoryManager:
             window_ids = [e.id for e in self.active.entries(user_id)]
             interactions = self.journal.by_ids(sorted({*window_ids, *(i.id for i in buffered)}))
             text, method = await self.summarizer.summarize(interactions)
-            summary_id = str(
-                uuid.uuid5(_SUMMARY_NAMESPACE, scope + "|" + ",".join(i.id for i in buffered))
-            )
+            summary_id = str(uuid.uuid5(_SUMMARY_NAMESPACE, scope + "|" + ",".join(i.id for i in buffered)))
             entry = MemoryEntry(
                 id=summary_id,
                 layer=Layer.SUMMARY,
@@ -331,12 +384,20 @@ class MemoryManager:
         for layer in self.rag_layers.values():
             layer.store.drop()
         with self.db.transaction() as conn:
-            conn.execute(
-                "UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', 'static')"
-            )
+            conn.execute("UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', 'static')")
         self.sync.run()
         return sum(layer.count(all_scopes=True) for layer in self.rag_layers.values())
 
     def debug_state(self) -> dict[str, Any]:
         """A JSON-serialisable snapshot: counts per layer, jobs, model, store and breaker."""
         return build_debug_state(self)
+
+
+def _numbered(
+    records: Iterable[Mapping[str, Any]] | Iterable[tuple[int, Mapping[str, Any] | str]],
+) -> Iterable[tuple[int, Mapping[str, Any] | str]]:
+    for number, record in enumerate(records, start=1):
+        if isinstance(record, tuple):
+            yield record  # type: ignore[misc]
+        else:
+            yield number, record

@@ -36,9 +36,7 @@ def load_persona(personas_dir: Path, persona: str) -> Persona:
     folder = personas_dir / persona
     if not folder.is_dir():
         known = (
-            sorted(p.name for p in personas_dir.iterdir() if p.is_dir())
-            if (personas_dir.is_dir())
-            else []
+            sorted(p.name for p in personas_dir.iterdir() if p.is_dir()) if (personas_dir.is_dir()) else []
         )
         raise PersonaNotFoundError(
             f"persona {persona!r} not found in {personas_dir} (found: {', '.join(known) or 'none'});"

@@ -52,6 +52,7 @@ class MemoryRetriever:
         config: the ``retrieval`` section.
         embeddings: the model that embeds the query (once per retrieval).
         on_retrieved: called with the user id and the returned memories (the decay tick).
+        before_search: called first (the manager flushes pending index writes there).
         locale: language of the prompt text.
         now: the clock used for relative times.
         max_text_chars: the longest query accepted.
@@ -65,6 +66,7 @@ class MemoryRetriever:
         embeddings: Embeddings,
         *,
         on_retrieved: RetrievedHandler,
+        before_search: Callable[[], object] = lambda: None,
         locale: str,
         now: Callable[[], datetime],
         max_text_chars: int,
@@ -74,6 +76,7 @@ class MemoryRetriever:
         self.config = config
         self.embeddings = embeddings
         self.on_retrieved = on_retrieved
+        self.before_search = before_search
         self.locale = locale
         self.now = now
         self.max_text_chars = max_text_chars
@@ -119,6 +122,7 @@ class MemoryRetriever:
         self, query: str, user_id: str | None, limit: int | None
     ) -> tuple[list[RetrievedMemory], bool]:
         try:
+            self.before_search()
             vector = self.embeddings.embed_query(query)
             candidates = {
                 layer: rag.search(vector, self._depth(layer, limit), user_id)
@@ -145,9 +149,7 @@ class MemoryRetriever:
             return int(self.config.quotas.get(layer.value, 0))
         return limit or self.config.top_k
 
-    def _select(
-        self, candidates: dict[Layer, list[Candidate]], limit: int | None
-    ) -> list[RetrievedMemory]:
+    def _select(self, candidates: dict[Layer, list[Candidate]], limit: int | None) -> list[RetrievedMemory]:
         chosen: list[RetrievedMemory] = []
         if self.config.mode == RetrievalMode.QUOTA:
             for layer, found in candidates.items():

@@ -37,9 +37,7 @@ def significance_at(significance: float, changed_at: int, now: int, coefficient:
     return significance * coefficient**elapsed
 
 
-def forget_tick(
-    significance: float, changed_at: int, coefficient: float, threshold: float
-) -> int | None:
+def forget_tick(significance: float, changed_at: int, coefficient: float, threshold: float) -> int | None:
     """The first tick at which an untouched entry's value is below ``threshold``.
 
     ``None`` when it never falls below (coefficient 1 or threshold 0).

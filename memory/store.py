@@ -110,9 +110,7 @@ class ChromaBackend:
             shutil.move(str(self.path), str(aside))
             client = chromadb.PersistentClient(path=str(self.path), settings=settings)
         except Exception as exc:
-            raise StoreError(f"cannot open or rebuild the Chroma folder {self.path}: {exc}") from (
-                exc
-            )
+            raise StoreError(f"cannot open or rebuild the Chroma folder {self.path}: {exc}") from (exc)
         self.rebuilt_from_corruption = aside
         return client
 
@@ -145,8 +143,14 @@ class ChromaBackend:
         """Get or create a cosine-space collection with no embedding function (unguarded)."""
         if self._client is None:
             self._client = self._open_http_or_raise()
+        hnsw = {
+            "space": "cosine",
+            "ef_search": self.config.hnsw_ef_search,
+            "ef_construction": self.config.hnsw_ef_construction,
+            "max_neighbors": self.config.hnsw_max_neighbors,
+        }
         return self._client.get_or_create_collection(
-            name=name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+            name=name, configuration={"hnsw": hnsw}, embedding_function=None
         )
 
     def close(self) -> None:
@@ -202,9 +206,7 @@ class VectorStore:
                 [dict(m) or {"_": 0} for m in metadatas[start:end]],
             )
 
-    def _upsert(
-        self, ids: IDs, vectors: list[Vector], texts: list[str], metadatas: list[Metadata]
-    ) -> None:
+    def _upsert(self, ids: IDs, vectors: list[Vector], texts: list[str], metadatas: list[Metadata]) -> None:
         def run(col: Any) -> None:
             col.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas)
 

@@ -35,10 +35,7 @@ def render_interaction(interaction: Interaction, persona: str, locale: str) -> s
     """The verbatim text of an interaction, as kept in the active layer."""
     user_label = LABELS.get(locale, LABELS["zh"])[0]
     separator = "：" if locale == "zh" else ": "
-    return (
-        f"{user_label}{separator}{interaction.user_input}\n"
-        f"{persona}{separator}{interaction.response}"
-    )
+    return f"{user_label}{separator}{interaction.user_input}\n{persona}{separator}{interaction.response}"
 
 
 class Summarizer:
@@ -85,9 +82,7 @@ class Summarizer:
     async def summarize(self, interactions: Sequence[Interaction]) -> tuple[str, str]:
         """A summary of the interactions and how it was made (``"model"`` or ``"extractive"``)."""
         if self.model is not None:
-            conversation = "\n".join(
-                render_interaction(i, self.persona, self.locale) for i in interactions
-            )
+            conversation = "\n".join(render_interaction(i, self.persona, self.locale) for i in interactions)
             chain = summary_prompt(self.locale) | self.model | StrOutputParser()
             answer = await self._ask(chain, {"persona": self.persona, "conversation": conversation})
             if answer is not None:
@@ -98,15 +93,11 @@ class Summarizer:
         try:
             answer = await asyncio.wait_for(chain.ainvoke(inputs), timeout=self.timeout)
         except TimeoutError:
-            logger.warning(
-                "summary model timed out after %.1fs; using extractive summary", self.timeout
-            )
+            logger.warning("summary model timed out after %.1fs; using extractive summary", self.timeout)
             self.fallbacks += 1
             return None
         except Exception as exc:
-            logger.warning(
-                "summary model failed (%s: %s); using extractive summary", type(exc).__name__, exc
-            )
+            logger.warning("summary model failed (%s: %s); using extractive summary", type(exc).__name__, exc)
             self.fallbacks += 1
             return None
         cleaned = " ".join(str(answer).split()) if isinstance(answer, str) else ""
@@ -121,9 +112,7 @@ class Summarizer:
         user_label, title = LABELS.get(self.locale, LABELS["zh"])
         separator = "：" if self.locale == "zh" else ": "
         header = (
-            f"{title}（{len(interactions)}）"
-            if self.locale == "zh"
-            else (f"{title} ({len(interactions)})")
+            f"{title}（{len(interactions)}）" if self.locale == "zh" else (f"{title} ({len(interactions)})")
         )
         budget = max(12, (self.max_chars - len(header)) // max(1, len(interactions)) // 2 - 4)
         lines = [header]

@@ -1,7 +1,9 @@
 """Keeps what is derived from SQLite in step with it: the vector index and the archive file.
 
 Every step is idempotent by entry id, so it can run after each write, after a crash, or when the
-store comes back from an outage.
+store comes back from an outage. A background worker applies writes soon after they commit, so a
+``record_*`` call pays only for its SQLite transaction; a retrieval flushes what is still pending
+before it searches, so it never misses an acknowledged interaction.
 """
 
 from __future__ import annotations
@@ -26,12 +28,60 @@ class IndexSync:
         self.layers = layers
         self.archive = archive
         self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._worker: threading.Thread | None = None
+        self.retry_seconds = 1.0
+
+    def start_worker(self) -> None:
+        """Start the background thread that indexes committed writes (idempotent)."""
+        if self._worker is not None and self._worker.is_alive():
+            return
+        self._stopping.clear()
+        self._worker = threading.Thread(target=self._work, name="persona-memory-index", daemon=True)
+        self._worker.start()
+
+    def stop_worker(self) -> None:
+        """Stop the background thread (idempotent); pending work stays in SQLite."""
+        self._stopping.set()
+        self._wake.set()
+        if self._worker is not None:
+            self._worker.join(timeout=30)
+            self._worker = None
+
+    def notify(self) -> None:
+        """Tell the worker that new writes are committed."""
+        self._wake.set()
+
+    def _work(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(timeout=self.retry_seconds)
+            self._wake.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                if self.has_pending():
+                    self.run()
+            except Exception as exc:  # the worker must survive anything; the data is in SQLite
+                logger.warning("background indexing failed (%s); retrying", exc)
+
+    def has_pending(self) -> bool:
+        """Whether anything derived is behind SQLite (cheap: two indexed lookups)."""
+        row = self.db.query(
+            "SELECT 1 FROM entries WHERE indexed = 0 AND layer IN ('temporary', 'summary', 'static') LIMIT 1"
+        )
+        return bool(row) or bool(self.db.query("SELECT 1 FROM entries WHERE exported = 0 LIMIT 1"))
+
+    def flush(self) -> bool:
+        """Apply pending work now if there is any; False if the store is failing."""
+        if not self.has_pending():
+            return True
+        return self.run()
 
     def pending(self) -> int:
         """Live entries not yet in the vector index."""
         return self.db.count(
-            "SELECT COUNT(*) FROM entries WHERE indexed = 0 AND layer IN ('temporary', 'summary', "
-            "'static')"
+            "SELECT COUNT(*) FROM entries WHERE indexed = 0 AND layer IN ('temporary', 'summary', 'static')"
         )
 
     def run(self) -> bool:
@@ -70,9 +120,7 @@ class IndexSync:
         ]
         self.archive.append(memories)
         with self.db.transaction() as conn:
-            conn.executemany(
-                "UPDATE entries SET exported = 1 WHERE id = ?", [(m.id,) for m in memories]
-            )
+            conn.executemany("UPDATE entries SET exported = 1 WHERE id = ?", [(m.id,) for m in memories])
         for layer_name in {m.layer for m in memories}:
             layer = self.layers.get(Layer(layer_name))
             if layer is None:

@@ -16,8 +16,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from memory import MemoryConfig, MemoryManager  # noqa: E402
-from memory.embeddings import get_embeddings  # noqa: E402
+from memory import MemoryConfig, MemoryManager
+from memory.embeddings import get_embeddings
 
 STATIC_MD = """# 背景
 

@@ -63,6 +63,7 @@ def test_unrecalled_entry_is_forgotten_into_the_archive(make_manager, config) ->
         manager.retrieve("redis cluster config")
     remaining = [e.content for e in manager.temporary.entries()]
     assert not any("草莓蛋糕" in text for text in remaining)
+    manager.flush()
     archived = manager.archive.read()
     assert [a.reason for a in archived] == ["forgotten"]
     assert "草莓蛋糕" in archived[0].content
@@ -76,6 +77,7 @@ def test_forgotten_entry_is_removed_from_the_vector_index(make_manager, config) 
     fill(manager, ["redis cluster", "草莓蛋糕", "现在"])
     for _ in range(3):
         manager.retrieve("redis cluster")
+    manager.flush()
     assert manager.temporary.store.count() == 1
 
 
@@ -92,6 +94,7 @@ def test_loading_static_memories_twice_adds_nothing(make_manager) -> None:
     manager = make_manager()
     before = manager.static.count()
     assert manager.static.load() == 0
+    manager.flush()
     assert manager.static.count() == before == manager.static.store.count()
 
 

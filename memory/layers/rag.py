@@ -48,9 +48,7 @@ class RagLayer:
     def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
         """The number of live entries (in one scope, or all)."""
         if all_scopes or self.shared:
-            return self.db.count(
-                "SELECT COUNT(*) FROM entries WHERE layer = ?", (self.layer.value,)
-            )
+            return self.db.count("SELECT COUNT(*) FROM entries WHERE layer = ?", (self.layer.value,))
         else:
             return self.db.count(
                 "SELECT COUNT(*) FROM entries WHERE layer = ? AND scope = ?",
@@ -110,8 +108,7 @@ class RagLayer:
         total = 0
         while True:
             rows = self.db.query(
-                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE indexed = 0 AND layer = ? "
-                "ORDER BY seq LIMIT ?",
+                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE indexed = 0 AND layer = ? ORDER BY seq LIMIT ?",
                 (self.layer.value, limit),
             )
             if not rows:
@@ -168,9 +165,7 @@ class DecayingLayer(RagLayer):
 
     threshold: float = 0.0
 
-    def recall(
-        self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]
-    ) -> None:
+    def recall(self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> None:
         """Boost the entries a retrieval returned at ``tick`` (writes only those rows)."""
         from memory.significance import forget_tick, recall_at
 

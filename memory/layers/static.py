@@ -109,9 +109,7 @@ class StaticLayer(RagLayer):
     layer = Layer.STATIC
     shared = True
 
-    def __init__(
-        self, db: Database, store: VectorStore, folder: Path, now: Callable[[], datetime]
-    ) -> None:
+    def __init__(self, db: Database, store: VectorStore, folder: Path, now: Callable[[], datetime]) -> None:
         super().__init__(db, store, now)
         self.folder = folder
 
@@ -122,9 +120,7 @@ class StaticLayer(RagLayer):
             StaticMemoryError: a file is malformed (nothing is changed then).
         """
         if not self.folder.is_dir():
-            logger.warning(
-                "persona has no %s folder at %s: no static memories", STATIC_DIR, self.folder
-            )
+            logger.warning("persona has no %s folder at %s: no static memories", STATIC_DIR, self.folder)
         memories = {m.id: m for m in read_static_memories(self.folder)}
         known = self.indexed_ids()
         new = [m for i, m in memories.items() if i not in known]
@@ -146,9 +142,7 @@ class StaticLayer(RagLayer):
                     for m in new
                 ],
             )
-            conn.executemany(
-                "DELETE FROM entries WHERE id = ? AND layer = 'static'", [(i,) for i in removed]
-            )
+            conn.executemany("DELETE FROM entries WHERE id = ? AND layer = 'static'", [(i,) for i in removed])
         if removed:
             self.store.delete(removed)
         return len(new)

@@ -71,17 +71,13 @@ class SummaryLayer(DecayingLayer):
         tick_row = conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()
         tick = int(tick_row[0]) if tick_row else 0
         values = sorted(
-            (significance_at(float(s), int(c), tick, self.decay_coefficient), str(i))
-            for i, s, c in rows
+            (significance_at(float(s), int(c), tick, self.decay_coefficient), str(i)) for i, s, c in rows
         )
-        self.archive(
-            conn, [(entry_id, value) for value, entry_id in values[:quota]], CLEANED, self.now()
-        )
+        self.archive(conn, [(entry_id, value) for value, entry_id in values[:quota]], CLEANED, self.now())
         return quota
 
     def scopes(self) -> list[str]:
         """Scopes that hold summaries."""
         return [
-            str(r[0])
-            for r in self.db.query("SELECT DISTINCT scope FROM entries WHERE layer = 'summary'")
+            str(r[0]) for r in self.db.query("SELECT DISTINCT scope FROM entries WHERE layer = 'summary'")
         ]

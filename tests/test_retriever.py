@@ -1,0 +1,159 @@
+"""Cross-layer retrieval: quota vs weighted, user isolation, LCEL, BaseRetriever, formatting."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from conftest import fill
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableParallel, RunnablePassthrough
+
+from memory import Layer
+from memory.formatter import relative_time
+
+
+async def _with_summary(manager, texts: list[str]) -> None:
+    fill(manager, texts)
+    await manager.run_summary_now()
+
+
+async def test_quota_mode_takes_each_layers_quota(make_manager, config) -> None:
+    config.active.capacity = 2
+    config.retrieval.quotas = {"temporary": 2, "summary": 1, "static": 1}
+    manager = make_manager(config)
+    await _with_summary(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
+    result = manager.retriever.retrieve_memories("民谣")
+    layers = [m.entry.layer for m in result.memories]
+    assert layers.count(Layer.TEMPORARY) == 2
+    assert layers.count(Layer.SUMMARY) == 1
+    assert layers.count(Layer.STATIC) == 1
+
+
+async def test_weighted_mode_ranks_by_similarity_times_weight(make_manager, config) -> None:
+    config.active.capacity = 2
+    config.retrieval.mode = "weighted"
+    config.retrieval.top_k = 4
+    config.retrieval.weights = {"static": 0.0, "summary": 0.0, "temporary": 1.0}
+    manager = make_manager(config)
+    await _with_summary(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
+    result = manager.retriever.retrieve_memories("民谣")
+    assert len(result.memories) == 4
+    assert all(m.entry.layer == Layer.TEMPORARY for m in result.memories)
+    scores = [m.score for m in result.memories]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_weighted_scores_are_similarity_times_layer_weight(make_manager, config) -> None:
+    config.retrieval.mode = "weighted"
+    manager = make_manager(config)
+    for memory in manager.retriever.retrieve_memories("你养了什么猫").memories:
+        weight = config.retrieval.weights[memory.entry.layer.value]
+        assert abs(memory.score - memory.similarity * weight) < 1e-9
+
+
+def test_one_user_never_sees_another_users_memories(make_manager, config) -> None:
+    config.active.capacity = 1
+    manager = make_manager(config)
+    fill(manager, ["我的银行卡密码提示是小狗的名字", "第二句"], user_id="alice")
+    fill(manager, ["我喜欢踢足球", "第二句"], user_id="bob")
+    active_b, rag_b = manager.retrieve("银行卡密码", user_id="bob")
+    assert "银行卡" not in active_b + rag_b
+    _, rag_a = manager.retrieve("银行卡密码", user_id="alice")
+    assert "银行卡" in rag_a
+    shared_active, shared_rag = manager.retrieve("银行卡密码")
+    assert "银行卡" not in shared_active + shared_rag
+
+
+def test_each_user_has_its_own_active_window(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["alice 的话"], user_id="alice")
+    fill(manager, ["bob 的话"], user_id="bob")
+    assert "alice" in manager.retrieve("话", user_id="alice")[0]
+    assert "bob" not in manager.retrieve("话", user_id="alice")[0]
+
+
+def test_runnable_accepts_str_and_dict(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["你喜欢什么歌"])
+    runnable = manager.retriever.as_runnable()
+    out = runnable.invoke("用户喜欢什么")
+    assert set(out) == {"active", "rag"} and "你喜欢什么歌" in out["active"]
+    assert runnable.invoke({"query": "用户喜欢什么"})["active"] == out["active"]
+
+
+def test_runnable_inside_a_chain_with_a_chat_model(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["我最喜欢的乐队是五月天"])
+    seen: list[str] = []
+
+    def capture(prompt_value):  # type: ignore[no-untyped-def]
+        seen.append(prompt_value.to_string())
+        return prompt_value
+
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "最近的对话：\n{active}\n相关记忆：\n{rag}"), ("human", "{question}")]
+    )
+    chain = (
+        RunnableParallel(memory=manager.retriever.as_runnable(), question=RunnablePassthrough())
+        | (lambda x: {"active": x["memory"]["active"], "rag": x["memory"]["rag"],
+                      "question": x["question"]})
+        | prompt
+        | capture
+        | FakeListChatModel(responses=["前辈喜欢五月天～"])
+        | StrOutputParser()
+    )
+    assert chain.invoke("我喜欢哪个乐队？") == "前辈喜欢五月天～"
+    assert "我最喜欢的乐队是五月天" in seen[0] and "我喜欢哪个乐队？" in seen[0]
+
+
+def test_langchain_retriever_documents_carry_metadata(make_manager, config) -> None:
+    config.active.capacity = 1
+    manager = make_manager(config)
+    fill(manager, ["Deployed 3-node redis cluster, config at /opt/redis/", "最后"])
+    retriever = manager.retriever.as_langchain_retriever()
+    assert isinstance(retriever, BaseRetriever)
+    docs = retriever.invoke("redis 集群的配置在哪里")
+    assert docs and "redis" in docs[0].page_content
+    assert {"layer", "significance", "timestamp", "score"} <= set(docs[0].metadata)
+    assert docs[0].metadata["layer"] == "temporary"
+    datetime.fromisoformat(docs[0].metadata["timestamp"])
+
+
+async def test_langchain_retriever_async_invoke(make_manager) -> None:
+    manager = make_manager()
+    docs = await manager.retriever.as_langchain_retriever().ainvoke("你的猫叫什么")
+    assert any("团子" in d.page_content for d in docs)
+
+
+def test_active_text_lists_oldest_first_with_relative_time(make_manager, clock) -> None:
+    manager = make_manager(now=clock)
+    manager.record_interaction_sync("第一句", "嗯")
+    clock.advance(minutes=3)
+    manager.record_interaction_sync("第二句", "嗯")
+    active, _ = manager.retrieve("随便")
+    assert active.index("第一句") < active.index("第二句")
+    assert active.startswith("[3分钟前] 用户：第一句")
+
+
+def test_english_locale_formats_in_english(make_manager, config, clock) -> None:
+    config.locale = "en"
+    manager = make_manager(config, now=clock)
+    manager.record_interaction_sync("hello", "hi")
+    clock.advance(hours=2)
+    active, rag = manager.retrieve("cat")
+    assert active.startswith("[2 hours ago] User: hello\nkarin: hi")
+    assert rag.startswith("[Persona memories]")
+
+
+def test_relative_time_units() -> None:
+    now = datetime(2026, 11, 23, tzinfo=UTC)
+    assert relative_time(now - timedelta(seconds=5), now) == "刚刚"
+    assert relative_time(now - timedelta(minutes=3), now) == "3分钟前"
+    assert relative_time(now - timedelta(days=3), now) == "3天前"
+    assert relative_time(now - timedelta(days=15), now) == "2周前"
+    assert relative_time(now - timedelta(days=400), now) == "1年前"
+    assert relative_time(now - timedelta(minutes=1), now, "en") == "1 minute ago"
+    assert relative_time(now - timedelta(days=2), now, "en") == "2 days ago"
