@@ -10,9 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-import time
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,27 +21,26 @@ from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
 from memory.db import Database, FolderLock
 from memory.embeddings import get_embeddings
-from memory.errors import InvalidInputError, MemoryEngineError
-from memory.importer import ImportFileError, ImportReport, describe_error, record_fields
+from memory.importer import ImportReport
+from memory.jobs import SummaryJobs
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
-from memory.layers.base import Interaction, Layer, MemoryEntry, RetrievedMemory, scope_of, utcnow
+from memory.layers.base import Layer, RetrievedMemory, scope_of, utcnow
 from memory.layers.rag import RagLayer
 from memory.layers.static import StaticLayer
 from memory.layers.summary import SummaryLayer
 from memory.layers.temporary import TemporaryLayer
 from memory.persona import load_persona
+from memory.recorder import NumberedRecord, Record, Recorder
 from memory.retriever import MemoryRetriever
 from memory.scheduler import MemoryScheduler
-from memory.state import LAST_CLEANUP, LAST_SUMMARY, build_debug_state, first_runs
+from memory.state import build_debug_state, first_runs
 from memory.store import ChromaBackend, VectorStore
-from memory.summarizer import Summarizer, render_interaction
+from memory.summarizer import Summarizer
 from memory.sync import IndexSync
-from memory.validation import check_persona, check_timestamp, check_user_id, clean_text
+from memory.validation import check_persona
 
 logger = logging.getLogger(__name__)
-
-_SUMMARY_NAMESPACE = uuid.UUID("6f1c1f7e-3a57-4c1e-9d59-8a3f2b0c6d11")
 
 
 class MemoryManager:
@@ -128,6 +125,24 @@ class MemoryManager:
             now=self.now,
             max_text_chars=config.max_text_chars,
         )
+        self.recorder = Recorder(
+            db=self.db,
+            journal=self.journal,
+            active=self.active,
+            temporary=self.temporary,
+            sync=self.sync,
+            config=config,
+            persona_name=persona.name,
+            now=self.now,
+        )
+        self.jobs = SummaryJobs(
+            db=self.db,
+            journal=self.journal,
+            active=self.active,
+            summary=self.summary,
+            summarizer=self.summarizer,
+            now=self.now,
+        )
         self.scheduler = MemoryScheduler(
             self.run_summary_now,
             self.run_cleanup_now,
@@ -186,9 +201,9 @@ class MemoryManager:
         Raises:
             InputTypeError, InvalidInputError, InputTooLargeError: bad arguments (nothing stored).
         """
-        interaction = self._interaction(user_input, response, user_id, timestamp)
-        self._commit([interaction])
-        self.sync.notify()
+        self._check_open()
+        interaction = self.recorder.build(user_input, response, user_id, timestamp)
+        self.recorder.commit([interaction])
         return interaction.id
 
     async def record_interaction(
@@ -204,17 +219,17 @@ class MemoryManager:
         The raw interaction is committed first (it survives a model failure or a crash);
         the note follows when the model answers. Returns the interaction id.
         """
-        interaction = self._interaction(user_input, response, user_id, timestamp)
-        await asyncio.to_thread(self._commit, [interaction])
+        self._check_open()
+        interaction = self.recorder.build(user_input, response, user_id, timestamp)
+        await asyncio.to_thread(self.recorder.commit, [interaction])
         note = await self.summarizer.condense(interaction)
         if note:
-            await asyncio.to_thread(self._attach_note, interaction.id, note)
-        self.sync.notify()
+            await asyncio.to_thread(self.recorder.attach_note, interaction.id, note)
         return interaction.id
 
     def import_interactions(
         self,
-        records: Iterable[Mapping[str, Any]] | Iterable[tuple[int, Mapping[str, Any] | str]],
+        records: Iterable[Record] | Iterable[NumberedRecord],
         *,
         batch_size: int = 500,
         skip_invalid: bool = False,
@@ -231,64 +246,10 @@ class MemoryManager:
         Raises:
             ImportFileError: some records are bad and ``skip_invalid`` is false (nothing written).
         """
-        started = time.perf_counter()
-        report = ImportReport()
-        valid: list[Interaction] = []
-        for number, record in _numbered(records):
-            try:
-                if isinstance(record, str):
-                    raise InvalidInputError("line", record)
-                valid.append(self._interaction(*record_fields(record)))
-            except (MemoryEngineError, TypeError, ValueError) as exc:
-                report.skipped.append((number, describe_error(exc)))
-        if report.skipped and not skip_invalid:
-            shown = "; ".join(f"line {n}: {why}" for n, why in report.skipped[:5])
-            raise ImportFileError("records", f"{len(report.skipped)} bad record(s), nothing "
-                                  f"imported ({shown}); fix them or skip them")
-        for start in range(0, len(valid), batch_size):
-            batch = valid[start : start + batch_size]
-            self._commit(batch)
-            self.sync.flush()
-            report.imported += len(batch)
-            if progress is not None:
-                progress(len(batch))
-        report.seconds = time.perf_counter() - started
-        return report
-
-    def _interaction(
-        self, user_input: object, response: object, user_id: object, timestamp: object
-    ) -> Interaction:
         self._check_open()
-        limit = self.config.max_text_chars
-        return Interaction(
-            id=str(uuid.uuid4()),
-            user_input=clean_text("user_input", user_input, limit),
-            response=clean_text("response", response, limit),
-            timestamp=check_timestamp(timestamp, self.now()),
-            user_id=check_user_id(user_id),
+        return self.recorder.import_records(
+            records, batch_size=batch_size, skip_invalid=skip_invalid, progress=progress
         )
-
-    def _commit(self, interactions: Sequence[Interaction]) -> None:
-        entries = [self._entry_of(i) for i in interactions]
-        with self.db.transaction() as conn:
-            self.journal.append(conn, interactions)
-            self.active.append(conn, entries)
-
-    def _entry_of(self, interaction: Interaction) -> MemoryEntry:
-        return MemoryEntry(
-            id=interaction.id,
-            layer=Layer.ACTIVE,
-            content=render_interaction(interaction, self.persona.name, self.config.locale),
-            created_at=interaction.timestamp,
-            user_id=interaction.user_id,
-            note=interaction.note,
-        )
-
-    def _attach_note(self, interaction_id: str, note: str) -> None:
-        with self.db.transaction() as conn:
-            self.journal.set_note(conn, interaction_id, note)
-            conn.execute("UPDATE entries SET note = ? WHERE id = ?", (note, interaction_id))
-            self.temporary.mark_unindexed(conn, [interaction_id])
 
     def _sync_quietly(self) -> None:
         try:
@@ -341,39 +302,14 @@ class MemoryManager:
     async def run_summary_now(self) -> int:
         """Summarise each user's active window plus buffer into one summary; returns how many."""
         self._check_open()
-        written = 0
-        for scope in self.journal.buffered_scopes():
-            buffered = self.journal.buffered(scope)
-            if not buffered:
-                continue
-            user_id = buffered[0].user_id
-            window_ids = [e.id for e in self.active.entries(user_id)]
-            interactions = self.journal.by_ids(sorted({*window_ids, *(i.id for i in buffered)}))
-            text, method = await self.summarizer.summarize(interactions)
-            summary_id = str(uuid.uuid5(_SUMMARY_NAMESPACE, scope + "|" + ",".join(i.id for i in buffered)))
-            entry = MemoryEntry(
-                id=summary_id,
-                layer=Layer.SUMMARY,
-                content=text,
-                created_at=self.now(),
-                user_id=user_id,
-                source=method,
-            )
-            with self.db.transaction() as conn:
-                written += int(self.summary.add(conn, entry))
-                self.journal.clear_buffer(conn, [i.id for i in buffered])
-        self.db.set_meta(LAST_SUMMARY, self.now().isoformat())
+        written = await self.jobs.summarize()
         await asyncio.to_thread(self._sync_quietly)
         return written
 
     async def run_cleanup_now(self) -> int:
         """Archive the least significant fraction of each user's summaries; returns how many."""
         self._check_open()
-        removed = 0
-        with self.db.transaction() as conn:
-            for scope in self.summary.scopes():
-                removed += self.summary.cleanup(conn, scope)
-        self.db.set_meta(LAST_CLEANUP, self.now().isoformat())
+        removed = await asyncio.to_thread(self.jobs.cleanup)
         await asyncio.to_thread(self._sync_quietly)
         return removed
 
@@ -391,13 +327,3 @@ class MemoryManager:
     def debug_state(self) -> dict[str, Any]:
         """A JSON-serialisable snapshot: counts per layer, jobs, model, store and breaker."""
         return build_debug_state(self)
-
-
-def _numbered(
-    records: Iterable[Mapping[str, Any]] | Iterable[tuple[int, Mapping[str, Any] | str]],
-) -> Iterable[tuple[int, Mapping[str, Any] | str]]:
-    for number, record in enumerate(records, start=1):
-        if isinstance(record, tuple):
-            yield record  # type: ignore[misc]
-        else:
-            yield number, record

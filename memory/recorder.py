@@ -1,0 +1,135 @@
+"""Recording interactions: validate, commit to SQLite in one transaction, let the index follow.
+
+Used by :class:`~memory.manager.MemoryManager`; a ``record`` returns once its transaction has
+committed (journal row + active entry + any overflow into temporary).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from memory.config import MemoryConfig
+from memory.db import Database
+from memory.errors import InvalidInputError, MemoryEngineError
+from memory.importer import ImportFileError, ImportReport, describe_error, record_fields
+from memory.journal import Journal
+from memory.layers.active import ActiveLayer
+from memory.layers.base import Interaction, Layer, MemoryEntry
+from memory.layers.temporary import TemporaryLayer
+from memory.summarizer import render_interaction
+from memory.sync import IndexSync
+from memory.validation import check_timestamp, check_user_id, clean_text
+
+Record = Mapping[str, Any]
+NumberedRecord = tuple[int, Record | str]
+
+
+class Recorder:
+    """Turns user calls into committed interactions."""
+
+    def __init__(
+        self,
+        *,
+        db: Database,
+        journal: Journal,
+        active: ActiveLayer,
+        temporary: TemporaryLayer,
+        sync: IndexSync,
+        config: MemoryConfig,
+        persona_name: str,
+        now: Callable[[], datetime],
+    ) -> None:
+        self.db = db
+        self.journal = journal
+        self.active = active
+        self.temporary = temporary
+        self.sync = sync
+        self.config = config
+        self.persona_name = persona_name
+        self.now = now
+
+    def build(self, user_input: object, response: object, user_id: object, timestamp: object) -> Interaction:
+        """Validate arguments into an :class:`Interaction` with a new id (nothing written)."""
+        limit = self.config.max_text_chars
+        return Interaction(
+            id=str(uuid.uuid4()),
+            user_input=clean_text("user_input", user_input, limit),
+            response=clean_text("response", response, limit),
+            timestamp=check_timestamp(timestamp, self.now()),
+            user_id=check_user_id(user_id),
+        )
+
+    def commit(self, interactions: Sequence[Interaction]) -> None:
+        """Journal and append to active (overflowing to temporary) in one transaction."""
+        entries = [self._entry_of(i) for i in interactions]
+        with self.db.transaction() as conn:
+            self.journal.append(conn, interactions)
+            self.active.append(conn, entries)
+        self.sync.notify()
+
+    def _entry_of(self, interaction: Interaction) -> MemoryEntry:
+        return MemoryEntry(
+            id=interaction.id,
+            layer=Layer.ACTIVE,
+            content=render_interaction(interaction, self.persona_name, self.config.locale),
+            created_at=interaction.timestamp,
+            user_id=interaction.user_id,
+            note=interaction.note,
+        )
+
+    def attach_note(self, interaction_id: str, note: str) -> None:
+        """Store the model's one-line summary beside the raw text (re-indexed if already out)."""
+        with self.db.transaction() as conn:
+            self.journal.set_note(conn, interaction_id, note)
+            conn.execute("UPDATE entries SET note = ? WHERE id = ?", (note, interaction_id))
+            self.temporary.mark_unindexed(conn, [interaction_id])
+        self.sync.notify()
+
+    def import_records(
+        self,
+        records: Iterable[Record] | Iterable[NumberedRecord],
+        *,
+        batch_size: int,
+        skip_invalid: bool,
+        progress: Callable[[int], object] | None,
+    ) -> ImportReport:
+        """Validate every record, then commit and index in batches (see ``import_interactions``)."""
+        started = time.perf_counter()
+        report = ImportReport()
+        valid: list[Interaction] = []
+        for number, record in _numbered(records):
+            try:
+                if isinstance(record, str):
+                    raise InvalidInputError("line", record)
+                valid.append(self.build(*record_fields(record)))
+            except (MemoryEngineError, TypeError, ValueError) as exc:
+                report.skipped.append((number, describe_error(exc)))
+        if report.skipped and not skip_invalid:
+            shown = "; ".join(f"line {n}: {why}" for n, why in report.skipped[:5])
+            raise ImportFileError(
+                "records",
+                f"{len(report.skipped)} bad record(s), nothing imported ({shown}); "
+                "fix them or pass skip_invalid=True",
+            )
+        for start in range(0, len(valid), batch_size):
+            batch = valid[start : start + batch_size]
+            self.commit(batch)
+            self.sync.flush()
+            report.imported += len(batch)
+            if progress is not None:
+                progress(len(batch))
+        report.seconds = time.perf_counter() - started
+        return report
+
+
+def _numbered(records: Iterable[Record] | Iterable[NumberedRecord]) -> Iterator[NumberedRecord]:
+    for number, record in enumerate(records, start=1):
+        if isinstance(record, tuple):
+            line, payload = record
+            yield int(line), payload
+        else:
+            yield number, cast(Record, record)
