@@ -35,8 +35,11 @@ def test_shipped_default_toml_equals_the_defaults() -> None:
 
 def test_toml_overrides_fields(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
-    path.write_text('locale = "en"\n[active]\ncapacity = 4\n[retrieval]\nmode = "weighted"\n'
-                    '[retrieval.quotas]\ntemporary = 5\n', encoding="utf-8")
+    path.write_text(
+        'locale = "en"\n[active]\ncapacity = 4\n[retrieval]\nmode = "weighted"\n'
+        "[retrieval.quotas]\ntemporary = 5\n",
+        encoding="utf-8",
+    )
     config = MemoryConfig.from_toml(path, use_env=False)
     assert config.locale == "en"
     assert config.active.capacity == 4
@@ -67,9 +70,7 @@ def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         ("retrieval", "top_k", 0),
     ],
 )
-def test_absurd_values_raise_config_error_naming_the_field(
-    section: str, field: str, value: object
-) -> None:
+def test_absurd_values_raise_config_error_naming_the_field(section: str, field: str, value: object) -> None:
     config = MemoryConfig()
     setattr(getattr(config, section), field, value)
     with pytest.raises(ConfigError, match=f"{section}.{field}"):

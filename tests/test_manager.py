@@ -23,8 +23,19 @@ from memory import (
     StoreLockedError,
 )
 
-SPEC_KEYS = {"persona", "active_count", "active_capacity", "temporary_count", "summary_count",
-             "static_count", "buffer_count", "scheduler_running", "jobs", "embedding_model", "store"}
+SPEC_KEYS = {
+    "persona",
+    "active_count",
+    "active_capacity",
+    "temporary_count",
+    "summary_count",
+    "static_count",
+    "buffer_count",
+    "scheduler_running",
+    "jobs",
+    "embedding_model",
+    "store",
+}
 
 
 def test_store_01_single_memory_is_retrievable_and_on_disk(make_manager, config) -> None:
@@ -59,8 +70,7 @@ async def test_store_03_restart_keeps_every_layer_and_the_clock(make_manager, co
     for key in ("active_count", "temporary_count", "summary_count", "static_count", "buffer_count"):
         assert after[key] == before[key], key
     assert after["users"]["(shared)"]["tick"] == 2
-    assert [(e.id, e.significance, e.changed_at) for e in again.temporary.entries()] == (
-        temporary_before)
+    assert [(e.id, e.significance, e.changed_at) for e in again.temporary.entries()] == (temporary_before)
     assert [e.id for e in again.active.entries()][:2] == ids[4:6]
 
 
@@ -120,8 +130,9 @@ def test_record_returns_only_after_commit(make_manager, config) -> None:
     manager = make_manager()
     interaction_id = manager.record_interaction_sync("落盘了吗", "落了")
     other = sqlite3.connect(Path(config.embedding.persist_dir) / "karin.sqlite3")
-    assert other.execute("SELECT COUNT(*) FROM interactions WHERE id = ?",
-                         (interaction_id,)).fetchone()[0] == 1
+    assert (
+        other.execute("SELECT COUNT(*) FROM interactions WHERE id = ?", (interaction_id,)).fetchone()[0] == 1
+    )
 
 
 async def test_record_interaction_adds_the_models_note(make_manager, fake_model) -> None:
@@ -152,8 +163,9 @@ def test_bad_record_input_raises_named_error_and_stores_nothing(make_manager, kw
     with pytest.raises(error) as info:
         manager.record_interaction_sync(**kwargs)
     assert isinstance(info.value, MemoryEngineError)
-    argument = "user_id" if "user_id" in kwargs else (
-        "response" if kwargs["user_input"] == "好" else "user_input")
+    argument = (
+        "user_id" if "user_id" in kwargs else ("response" if kwargs["user_input"] == "好" else "user_input")
+    )
     assert argument in str(info.value)
     assert manager.debug_state()["interactions_recorded"] == 0
 

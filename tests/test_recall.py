@@ -12,12 +12,26 @@ import numpy as np
 from conftest import fill
 
 UNRELATED = [
-    "今天天气很好，我们去公园散步了", "我昨天看了一部很感人的电影", "周末打算包饺子",
-    "猫咪今天把花瓶打翻了", "I went to the grocery store this morning", "我的生日在十月",
-    "最近在学习日语的五十音", "地铁上人好多", "晚饭吃了麻辣烫", "新买的耳机音质很棒",
-    "我喜欢在雨天听民谣", "下个月要去考驾照", "The sunset at the beach was beautiful",
-    "楼下新开了一家咖啡店", "我每天早上跑五公里", "妹妹在准备期末考试", "朋友送了我一盆多肉",
-    "最近睡眠不太好", "打算把房间重新布置一下", "周五晚上有个同学聚会",
+    "今天天气很好，我们去公园散步了",
+    "我昨天看了一部很感人的电影",
+    "周末打算包饺子",
+    "猫咪今天把花瓶打翻了",
+    "I went to the grocery store this morning",
+    "我的生日在十月",
+    "最近在学习日语的五十音",
+    "地铁上人好多",
+    "晚饭吃了麻辣烫",
+    "新买的耳机音质很棒",
+    "我喜欢在雨天听民谣",
+    "下个月要去考驾照",
+    "The sunset at the beach was beautiful",
+    "楼下新开了一家咖啡店",
+    "我每天早上跑五公里",
+    "妹妹在准备期末考试",
+    "朋友送了我一盆多肉",
+    "最近睡眠不太好",
+    "打算把房间重新布置一下",
+    "周五晚上有个同学聚会",
 ]
 REDIS = "Deployed 3-node redis cluster, config at /opt/redis/"
 
@@ -28,7 +42,8 @@ def _cos(a: list[float], b: list[float]) -> float:
 
 def test_emb_01_same_text_gives_same_vector(embeddings) -> None:
     assert embeddings.embed_query("deployed redis cluster") == embeddings.embed_query(
-        "deployed redis cluster")
+        "deployed redis cluster"
+    )
 
 
 def test_emb_02_similar_texts_are_close(embeddings) -> None:
@@ -99,14 +114,49 @@ def diverse_texts(count: int, seed: int = 7) -> list[str]:
     """Varied everyday sentences (Chinese and English), reproducible."""
     rng = random.Random(seed)
     people = ["我", "妈妈", "同事小王", "室友", "我姐姐", "老板", "My friend", "My cousin"]
-    verbs = ["今天去了", "周末想去", "刚刚聊到", "一直很喜欢", "昨天路过", "有点讨厌", "went to",
-             "talked about"]
-    things = ["图书馆", "火锅店", "健身房", "海边", "博物馆", "the bakery", "a jazz bar", "演唱会",
-              "宠物医院", "菜市场", "the night market", "动物园", "游泳馆", "二手书店", "滑雪场"]
-    tails = ["感觉很开心", "人特别多", "下次还想去", "花了不少钱", "遇到了老朋友", "and it rained",
-             "拍了很多照片", "差点迟到", "心情一般", "学到了新东西"]
-    return [f"{rng.choice(people)}{rng.choice(verbs)}{rng.choice(things)}，{rng.choice(tails)}（{i}）"
-            for i in range(count)]
+    verbs = [
+        "今天去了",
+        "周末想去",
+        "刚刚聊到",
+        "一直很喜欢",
+        "昨天路过",
+        "有点讨厌",
+        "went to",
+        "talked about",
+    ]
+    things = [
+        "图书馆",
+        "火锅店",
+        "健身房",
+        "海边",
+        "博物馆",
+        "the bakery",
+        "a jazz bar",
+        "演唱会",
+        "宠物医院",
+        "菜市场",
+        "the night market",
+        "动物园",
+        "游泳馆",
+        "二手书店",
+        "滑雪场",
+    ]
+    tails = [
+        "感觉很开心",
+        "人特别多",
+        "下次还想去",
+        "花了不少钱",
+        "遇到了老朋友",
+        "and it rained",
+        "拍了很多照片",
+        "差点迟到",
+        "心情一般",
+        "学到了新东西",
+    ]
+    return [
+        f"{rng.choice(people)}{rng.choice(verbs)}{rng.choice(things)}，{rng.choice(tails)}（{i}）"
+        for i in range(count)
+    ]
 
 
 def test_recall_06_a_thousand_memories_are_searchable(make_manager, config) -> None:

@@ -98,8 +98,7 @@ def test_runnable_inside_a_chain_with_a_chat_model(make_manager) -> None:
     )
     chain = (
         RunnableParallel(memory=manager.retriever.as_runnable(), question=RunnablePassthrough())
-        | (lambda x: {"active": x["memory"]["active"], "rag": x["memory"]["rag"],
-                      "question": x["question"]})
+        | (lambda x: {"active": x["memory"]["active"], "rag": x["memory"]["rag"], "question": x["question"]})
         | prompt
         | capture
         | FakeListChatModel(responses=["前辈喜欢五月天～"])

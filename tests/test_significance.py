@@ -70,8 +70,9 @@ def test_recall_decays_until_the_tick_before_then_boosts(
     eager = start
     for _ in range(gap - 1):
         eager = decay_significance(eager, coefficient)
-    assert math.isclose(recall_at(start, changed_at, now, coefficient), boost_significance(eager),
-                        rel_tol=1e-9)
+    assert math.isclose(
+        recall_at(start, changed_at, now, coefficient), boost_significance(eager), rel_tol=1e-9
+    )
 
 
 @given(st.lists(st.booleans(), min_size=1, max_size=80), coefficients)

@@ -28,8 +28,9 @@ async def test_summary_without_model_is_extractive_and_deterministic(make_manage
     text = manager.summary.entries()[0].content
     assert "我叫林远，是后端工程师。" in text and "I deployed a redis cluster today." in text
     assert "平时写Go" not in text  # first sentence only
-    assert text == manager.summarizer.extractive(manager.journal.by_ids(
-        [e.id for e in manager.active.entries()]))
+    assert text == manager.summarizer.extractive(
+        manager.journal.by_ids([e.id for e in manager.active.entries()])
+    )
 
 
 async def test_nothing_to_summarise_writes_no_summary(make_manager) -> None:

@@ -1,0 +1,123 @@
+"""Command line: ``demo``, ``import``, ``reindex``, ``state``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from memory.config import MemoryConfig
+from memory.errors import MemoryEngineError
+
+
+def _config(args: argparse.Namespace) -> MemoryConfig:
+    config = MemoryConfig.from_toml(args.config) if args.config else MemoryConfig.from_env()
+    if args.data_dir:
+        config.embedding.persist_dir = str(Path(args.data_dir) / "memory_store")
+        config.archive_dir = str(Path(args.data_dir) / "archive")
+    if args.personas_dir:
+        config.personas_dir = args.personas_dir
+    return config.validate()
+
+
+def _import(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from memory.importer import read_jsonl
+    from memory.manager import MemoryManager
+
+    path = Path(args.file)
+    total = sum(1 for line in path.open(encoding="utf-8", errors="replace") if line.strip())
+    manager = MemoryManager(args.persona, _config(args))
+    try:
+        with Progress() as bar:
+            task = bar.add_task(f"importing {path.name}", total=total)
+            report = manager.import_interactions(
+                read_jsonl(path),
+                batch_size=args.batch_size,
+                skip_invalid=args.skip_invalid,
+                progress=lambda n: bar.advance(task, n),
+            )
+    finally:
+        manager.close()
+    for number, reason in report.skipped:
+        print(f"skipped line {number}: {reason}", file=sys.stderr)
+    print(
+        f"imported {report.imported} interactions in {report.seconds:.1f}s "
+        f"({report.rate:.0f}/s); skipped {len(report.skipped)}"
+    )
+    return 0
+
+
+def _reindex(args: argparse.Namespace) -> int:
+    from memory.manager import MemoryManager
+
+    manager = MemoryManager(args.persona, _config(args))
+    try:
+        count = manager.reindex()
+    finally:
+        manager.close()
+    print(f"reindexed {count} memories of {args.persona} from SQLite")
+    return 0
+
+
+def _state(args: argparse.Namespace) -> int:
+    from memory.manager import MemoryManager
+
+    manager = MemoryManager(args.persona, _config(args))
+    try:
+        print(json.dumps(manager.debug_state(), ensure_ascii=False, indent=2))
+    finally:
+        manager.close()
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from memory.demo import run_demo
+
+    return run_demo(
+        args.persona, personas_dir=args.personas_dir or "personas", data_dir=args.data_dir or "data/demo"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m memory``."""
+    parser = argparse.ArgumentParser(prog="python -m memory", description=__doc__)
+    parser.add_argument("--config", help="a TOML config file (default: built-in defaults + env)")
+    parser.add_argument("--data-dir", help="override the data folder (store and archive)")
+    parser.add_argument("--personas-dir", help="override personas_dir")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="replay the sample dialogue and show what the engine recalls")
+    demo.add_argument("--persona", default="karin")
+    demo.set_defaults(run=_demo)
+    imp = sub.add_parser("import", help="bulk import interactions from a JSONL file")
+    imp.add_argument("file")
+    imp.add_argument("--persona", required=True)
+    imp.add_argument("--batch-size", type=int, default=500)
+    imp.add_argument(
+        "--skip-invalid", action="store_true", help="skip bad lines (default: report them and import nothing)"
+    )
+    imp.set_defaults(run=_import)
+    reindex = sub.add_parser("reindex", help="rebuild the Chroma index from SQLite")
+    reindex.add_argument("--persona", required=True)
+    reindex.set_defaults(run=_reindex)
+    state = sub.add_parser("state", help="print debug_state() as JSON")
+    state.add_argument("--persona", required=True)
+    state.set_defaults(run=_state)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        return int(args.run(args))
+    except MemoryEngineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,127 @@
+"""The command line: demo, import, reindex, state."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory import MemoryConfig, MemoryManager
+from memory.cli import main
+from memory.demo import load_sample
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_sample_dialogue_is_long_enough_to_overflow() -> None:
+    sample = load_sample()
+    assert len(sample["interactions"]) >= 40
+    assert len(sample["questions"]) >= 6
+    assert len({i["day"] for i in sample["interactions"]}) > 3
+
+
+def test_karin_has_at_least_twenty_static_memories(tmp_path: Path) -> None:
+    config = MemoryConfig()
+    config.personas_dir = str(REPO / "personas")
+    config.embedding.persist_dir = str(tmp_path / "store")
+    config.archive_dir = str(tmp_path / "archive")
+    manager = MemoryManager("karin", config)
+    try:
+        assert manager.static.count() >= 20
+        assert manager.persona.locale == "zh"
+    finally:
+        manager.close()
+
+
+def test_demo_runs_and_finds_every_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "--personas-dir",
+            str(REPO / "personas"),
+            "--data-dir",
+            str(tmp_path / "demo"),
+            "demo",
+            "--persona",
+            "karin",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "rag_text" in out and "per-memory scores" in out and "engine state" in out
+    total = len(load_sample()["questions"])
+    assert f"{total}/{total} questions found their memory" in out
+
+
+def _jsonl(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _args(tmp_path: Path, *rest: str) -> list[str]:
+    return ["--personas-dir", str(REPO / "personas"), "--data-dir", str(tmp_path / "d"), *rest]
+
+
+def test_import_command_keeps_timestamps_and_layer_rules(tmp_path, capsys) -> None:
+    lines = [
+        json.dumps(
+            {"user_input": f"第{i}句", "response": "嗯", "timestamp": f"2026-01-{i + 1:02d}T08:00:00+00:00"},
+            ensure_ascii=False,
+        )
+        for i in range(15)
+    ]
+    assert (
+        main(_args(tmp_path, "import", str(_jsonl(tmp_path / "in.jsonl", lines)), "--persona", "karin")) == 0
+    )
+    assert "imported 15" in capsys.readouterr().out
+    main(_args(tmp_path, "state", "--persona", "karin"))
+    state = json.loads(capsys.readouterr().out)
+    assert (state["active_count"], state["temporary_count"]) == (10, 5)
+
+
+def test_import_with_bad_line_imports_nothing_and_names_the_line(tmp_path, capsys) -> None:
+    lines = ['{"user_input": "好", "response": "嗯"}', "{not json", '{"user_input": "x"}']
+    code = main(_args(tmp_path, "import", str(_jsonl(tmp_path / "bad.jsonl", lines)), "--persona", "karin"))
+    err = capsys.readouterr().err
+    assert code == 2 and "line 2" in err and "line 3" in err
+    main(_args(tmp_path, "state", "--persona", "karin"))
+    assert json.loads(capsys.readouterr().out)["interactions_recorded"] == 0
+
+
+def test_import_skip_invalid_reports_and_continues(tmp_path, capsys) -> None:
+    lines = ['{"user_input": "好", "response": "嗯"}', "{not json"]
+    assert (
+        main(
+            _args(
+                tmp_path,
+                "import",
+                str(_jsonl(tmp_path / "bad.jsonl", lines)),
+                "--persona",
+                "karin",
+                "--skip-invalid",
+            )
+        )
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert "skipped line 2" in captured.err and "imported 1" in captured.out
+
+
+def test_reindex_rebuilds_the_vector_index_from_sqlite(tmp_path, capsys) -> None:
+    config = MemoryConfig()
+    config.personas_dir = str(REPO / "personas")
+    config.embedding.persist_dir = str(tmp_path / "d" / "memory_store")
+    config.archive_dir = str(tmp_path / "d" / "archive")
+    config.active.capacity = 1
+    manager = MemoryManager("karin", config)
+    manager.record_interaction_sync("Deployed 3-node redis cluster, config at /opt/redis/", "好")
+    manager.record_interaction_sync("最后一句", "嗯")
+    manager.close()
+    assert main(_args(tmp_path, "reindex", "--persona", "karin")) == 0
+    assert "reindexed" in capsys.readouterr().out
+    manager = MemoryManager("karin", config)
+    try:
+        assert manager.temporary.store.count() == 1
+        assert "/opt/redis/" in manager.retrieve("redis 集群的配置在哪里")[1]
+    finally:
+        manager.close()
