@@ -19,6 +19,23 @@ from memory.layers.rag import RagLayer
 
 logger = logging.getLogger(__name__)
 
+PENDING_EXPORT = 0
+EXPORTING = 2
+
+
+def _archived(row: tuple[object, ...]) -> ArchivedMemory:
+    return ArchivedMemory(
+        id=str(row[0]),
+        layer=str(row[1]),
+        user_id=user_of(str(row[2])),
+        content=str(row[3]),
+        note=None if row[4] is None else str(row[4]),
+        created_at=from_epoch(float(row[5])),  # type: ignore[arg-type]
+        archived_at=from_epoch(float(row[6])),  # type: ignore[arg-type]
+        significance=float(row[7]),  # type: ignore[arg-type]
+        reason=str(row[8]),
+    )
+
 
 class IndexSync:
     """Applies SQLite state to Chroma (index pending, drop archived) and to the archive JSONL."""
@@ -70,7 +87,7 @@ class IndexSync:
         row = self.db.query(
             "SELECT 1 FROM entries WHERE indexed = 0 AND layer IN ('temporary', 'summary', 'static') LIMIT 1"
         )
-        return bool(row) or bool(self.db.query("SELECT 1 FROM entries WHERE exported = 0 LIMIT 1"))
+        return bool(row) or bool(self.db.query("SELECT 1 FROM entries WHERE exported <> 1 LIMIT 1"))
 
     def flush(self) -> bool:
         """Apply pending work now if there is any; False if the store is failing."""
@@ -87,6 +104,7 @@ class IndexSync:
     def run(self) -> bool:
         """Export archived entries, then index pending ones. Returns False if the store failed."""
         with self._lock:
+            self.export_archived(recovering=True)
             self.export_archived()
             try:
                 for layer in self.layers.values():
@@ -96,31 +114,32 @@ class IndexSync:
                 return False
             return True
 
-    def export_archived(self) -> int:
-        """Append newly archived entries to the archive file, then drop them from the index."""
+    def export_archived(self, *, recovering: bool = False) -> int:
+        """Append newly archived entries to the archive file, then drop them from the index.
+
+        Exactly once: rows are marked "exporting" (2) before the append and "exported" (1) after.
+        After a crash between the two, ``recovering`` appends only the ids the file lacks.
+        """
+        state = EXPORTING if recovering else PENDING_EXPORT
         rows = self.db.query(
             "SELECT id, archived_layer, scope, content, note, created_at, archived_at, "
-            "significance, archived_reason FROM entries WHERE exported = 0 ORDER BY archived_at"
+            "significance, archived_reason FROM entries WHERE exported = ? ORDER BY archived_at",
+            (state,),
         )
         if not rows:
             return 0
-        memories = [
-            ArchivedMemory(
-                id=str(r[0]),
-                layer=str(r[1]),
-                user_id=user_of(str(r[2])),
-                content=str(r[3]),
-                note=None if r[4] is None else str(r[4]),
-                created_at=from_epoch(float(r[5])),  # type: ignore[arg-type]
-                archived_at=from_epoch(float(r[6])),  # type: ignore[arg-type]
-                significance=float(r[7]),  # type: ignore[arg-type]
-                reason=str(r[8]),
-            )
-            for r in rows
-        ]
-        self.archive.append(memories)
+        memories = [_archived(r) for r in rows]
+        ids = [(m.id,) for m in memories]
+        if recovering:
+            present = {m.id for m in self.archive.read()}
+            to_write = [m for m in memories if m.id not in present]
+        else:
+            with self.db.transaction() as conn:
+                conn.executemany(f"UPDATE entries SET exported = {EXPORTING} WHERE id = ?", ids)
+            to_write = memories
+        self.archive.append(to_write)
         with self.db.transaction() as conn:
-            conn.executemany("UPDATE entries SET exported = 1 WHERE id = ?", [(m.id,) for m in memories])
+            conn.executemany("UPDATE entries SET exported = 1 WHERE id = ?", ids)
         for layer_name in {m.layer for m in memories}:
             layer = self.layers.get(Layer(layer_name))
             if layer is None:
@@ -129,11 +148,12 @@ class IndexSync:
                 layer.store.delete([m.id for m in memories if m.layer == layer_name])
             except StoreUnavailableError as exc:
                 logger.debug("archived entries stay in the index until repair: %s", exc)
-        return len(memories)
+        return len(to_write)
 
     def repair(self) -> dict[str, tuple[int, int]]:
         """Full reconciliation of every layer's index with SQLite (run at start)."""
         with self._lock:
+            self.export_archived(recovering=True)
             self.export_archived()
             report: dict[str, tuple[int, int]] = {}
             for layer_id, layer in self.layers.items():
