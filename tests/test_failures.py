@@ -1,0 +1,129 @@
+"""Memory failures never break the reply path: store outage (circuit breaker), concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from conftest import fill
+
+from memory import MemoryManager
+
+
+class FailingChroma:
+    """Stands in for an unreachable Chroma: every call raises, like a dropped connection."""
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        def fail(*args, **kwargs):  # type: ignore[no-untyped-def]
+            raise ConnectionError("connection refused (simulated outage)")
+
+        return fail
+
+
+def break_store(manager: MemoryManager) -> object:
+    real = manager.backend._client
+    manager.backend._client = FailingChroma()
+    for layer in manager.rag_layers.values():
+        layer.store._collection = FailingChroma()
+    return real
+
+
+def heal_store(manager: MemoryManager, real: object) -> None:
+    manager.backend._client = real
+    for layer in manager.rag_layers.values():
+        layer.store._collection = None
+
+
+def _outage_config(config):  # type: ignore[no-untyped-def]
+    config.active.capacity = 2
+    config.store.breaker_initial_backoff_seconds = 0.3
+    config.store.breaker_max_backoff_seconds = 0.6
+    return config
+
+
+def test_outage_degrades_retrieval_to_empty_with_one_warning(make_manager, config, caplog) -> None:
+    manager = make_manager(_outage_config(config))
+    fill(manager, ["我对花生过敏", "第二句", "第三句"])
+    manager.flush()
+    real = break_store(manager)
+    with caplog.at_level(logging.WARNING, logger="memory"):
+        results = [manager.retrieve("前辈对什么过敏") for _ in range(6)]
+    assert all(rag == "" for _, rag in results)
+    assert all("第三句" in active for active, _ in results)  # the active window is still served
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "failing" in warnings[0].getMessage()
+    breaker = manager.debug_state()["store"]["breaker"]
+    assert breaker["state"] in {"open", "half_open"} and breaker["outages"] == 1
+    heal_store(manager, real)
+
+
+def test_writes_during_outage_stay_committed_and_reach_the_index_later(make_manager, config) -> None:
+    manager = make_manager(_outage_config(config))
+    real = break_store(manager)
+    fill(manager, ["Deployed 3-node redis cluster, config at /opt/redis/", "二", "三", "四"])
+    manager.retrieve("redis")
+    state = manager.debug_state()
+    assert state["interactions_recorded"] == 4 and state["temporary_count"] == 2
+    assert state["store"]["pending_index"] >= 2
+    heal_store(manager, real)
+    deadline = time.monotonic() + 10
+    rag = ""
+    while time.monotonic() < deadline and "/opt/redis/" not in rag:
+        time.sleep(0.2)
+        _, rag = manager.retrieve("redis 集群的配置在哪里")
+    assert "/opt/redis/" in rag
+    state = manager.debug_state()
+    assert state["store"]["breaker"]["state"] == "closed"
+    assert state["store"]["pending_index"] == 0
+
+
+def test_manager_starts_while_the_store_is_down(make_manager, config, monkeypatch) -> None:
+    manager = make_manager(_outage_config(config))
+    manager.close()
+    from memory import store as store_module
+
+    monkeypatch.setattr(store_module.ChromaBackend, "_open", lambda self: FailingChroma())
+    again = make_manager(_outage_config(config))
+    again.record_interaction_sync("停机时也能记录", "嗯")
+    active, rag = again.retrieve("记录")
+    assert "停机时也能记录" in active and rag == ""
+
+
+async def test_concurrent_records_retrievals_and_jobs_store_exactly_1000(make_manager, config) -> None:
+    config.summary.interval_seconds = 0.05
+    config.summary.cleanup_interval_seconds = 0.1
+    config.summary.cleanup_ratio = 0.2
+    manager = make_manager(config)
+    await manager.start()
+    stop = asyncio.Event()
+    retrievals = 0
+
+    async def retrieve_loop() -> None:
+        nonlocal retrievals
+        while not stop.is_set():
+            await asyncio.to_thread(manager.retrieve, "猫和吉他")
+            retrievals += 1
+            await asyncio.sleep(0)
+
+    async def writer(task: int) -> list[str]:
+        return [await manager.record_interaction(f"任务{task}第{i}句 🐱", "好") for i in range(20)]
+
+    reader = asyncio.create_task(retrieve_loop())
+    batches = await asyncio.gather(*(writer(t) for t in range(50)))
+    stop.set()
+    await reader
+    await manager.stop()
+    ids = {i for batch in batches for i in batch}
+    assert len(ids) == 1000 and retrievals > 0
+    again = make_manager(config)
+    state = again.debug_state()
+    assert state["interactions_recorded"] == 1000
+    rows = again.db.query(
+        "SELECT COUNT(*) FROM entries WHERE id IN (SELECT id FROM interactions) "
+        "AND layer IN ('active', 'temporary', 'archived')"
+    )
+    assert rows[0][0] == 1000
+    forgotten = again.db.count("SELECT COUNT(*) FROM entries WHERE archived_layer = 'temporary'")
+    assert state["active_count"] + state["temporary_count"] + forgotten == 1000
+    assert state["summary_count"] >= 1
