@@ -78,6 +78,7 @@ class RetrievalConfig:
     top_k: int = 6
     min_similarity: float = -1.0
     rrf_k: int = 60
+    keyword_tokenizer: str = "jieba"
     candidate_multiplier: int = 4
 
 
@@ -238,6 +239,11 @@ class MemoryConfig:
         _check(not unknown, "retrieval.quotas", f"unknown layers {sorted(unknown)}")
         _check(retrieval.top_k >= 1, "retrieval.top_k", "must be >= 1")
         _check(retrieval.rrf_k >= 1, "retrieval.rrf_k", "must be >= 1")
+        _check(
+            retrieval.keyword_tokenizer in {"jieba", "trigram"},
+            "retrieval.keyword_tokenizer",
+            "must be 'jieba' or 'trigram'",
+        )
         _check(retrieval.candidate_multiplier >= 1, "retrieval.candidate_multiplier", "must be >= 1")
 
     def to_dict(self) -> dict[str, Any]:

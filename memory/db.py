@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memory import keyword
 from memory.errors import StoreError, StoreLockedError
 from memory.layers.base import Layer, MemoryEntry, user_of
 
@@ -136,7 +137,9 @@ class Database:
         StoreError: the file exists but is not a readable SQLite database; it is left untouched.
     """
 
-    def __init__(self, path: Path, *, synchronous: str = "NORMAL") -> None:
+    def __init__(
+        self, path: Path, *, synchronous: str = "NORMAL", keyword_tokenizer: str = keyword.JIEBA
+    ) -> None:
         self.path = path
         self._lock = threading.RLock()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,6 +158,12 @@ class Database:
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (SCHEMA_VERSION,),
             )
+            with self._lock:
+                keyword.install(self._conn, keyword_tokenizer, cache_dir=path.parent)
+        except sqlite3.OperationalError as exc:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            raise StoreError(f"cannot open the memory database {path}: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             with contextlib.suppress(Exception):
                 self._conn.close()

@@ -88,7 +88,11 @@ class MemoryManager:
 
     def _open(self, data_dir: Path, summary_model: Runnable[Any, Any] | None) -> None:
         config, persona = self.config, self.persona
-        self.db = Database(data_dir / f"{persona.id}.sqlite3", synchronous=config.store.sqlite_synchronous)
+        self.db = Database(
+            data_dir / f"{persona.id}.sqlite3",
+            synchronous=config.store.sqlite_synchronous,
+            keyword_tokenizer=config.retrieval.keyword_tokenizer,
+        )
         self.embeddings = get_embeddings(config.embedding)
         self.backend = ChromaBackend(config.store, data_dir)
         stores = {

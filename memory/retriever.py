@@ -19,6 +19,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableLambda
 
+from memory import keyword
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.errors import StoreUnavailableError
 from memory.formatter import format_active_memories, format_retrieved_memories
@@ -124,10 +125,7 @@ class MemoryRetriever:
         try:
             self.before_search()
             vector = self.embeddings.embed_query(query)
-            candidates = {
-                layer: rag.search(vector, self._depth(layer, limit), user_id)
-                for layer, rag in self.layers.items()
-            }
+            candidates = self._candidates(query, vector, user_id, limit)
         except StoreUnavailableError as exc:
             logger.debug("retrieval degraded: %s", exc)
             return [], True
@@ -139,23 +137,47 @@ class MemoryRetriever:
             self._degraded = True
             return [], True
         self._degraded = False
-        floor = self.config.min_similarity
-        for layer, found in candidates.items():
-            candidates[layer] = [c for c in found if c.similarity >= floor]
+        if self.config.mode != RetrievalMode.HYBRID:
+            floor = self.config.min_similarity
+            for layer, found in candidates.items():
+                candidates[layer] = [c for c in found if c.similarity >= floor]
         return self._select(candidates, limit), False
 
+    def _candidates(
+        self, query: str, vector: list[float], user_id: str | None, limit: int | None
+    ) -> dict[Layer, list[Candidate]]:
+        if self.config.mode != RetrievalMode.HYBRID:
+            return {
+                layer: rag.search(vector, self._depth(layer, limit), user_id)
+                for layer, rag in self.layers.items()
+            }
+        expression = keyword.query_expression(query, self.config.keyword_tokenizer)
+        found: dict[Layer, list[Candidate]] = {}
+        for layer, rag in self.layers.items():
+            depth = self._depth(layer, limit)
+            found[layer] = rag.hybrid_search(
+                vector,
+                expression,
+                depth,
+                user_id,
+                rrf_k=self.config.rrf_k,
+                depth=max(depth * self.config.candidate_multiplier, depth),
+            )
+        return found
+
     def _depth(self, layer: Layer, limit: int | None) -> int:
-        if self.config.mode == RetrievalMode.QUOTA:
-            return int(self.config.quotas.get(layer.value, 0))
-        return limit or self.config.top_k
+        if self.config.mode == RetrievalMode.WEIGHTED:
+            return limit or self.config.top_k
+        return int(self.config.quotas.get(layer.value, 0))
 
     def _select(self, candidates: dict[Layer, list[Candidate]], limit: int | None) -> list[RetrievedMemory]:
         chosen: list[RetrievedMemory] = []
-        if self.config.mode == RetrievalMode.QUOTA:
+        if self.config.mode in (RetrievalMode.QUOTA, RetrievalMode.HYBRID):
+            hybrid = self.config.mode == RetrievalMode.HYBRID
             for layer, found in candidates.items():
                 quota = int(self.config.quotas.get(layer.value, 0))
-                ranked = sorted(found, key=lambda c: c.similarity, reverse=True)[:quota]
-                chosen.extend(_retrieved(c, c.similarity) for c in ranked)
+                ranked = sorted(found, key=lambda c: c.fused if hybrid else c.similarity, reverse=True)
+                chosen.extend(_retrieved(c, c.fused if hybrid else c.similarity) for c in ranked[:quota])
             chosen.sort(key=lambda m: m.score, reverse=True)
             return chosen[:limit] if limit else chosen
         for layer, found in candidates.items():

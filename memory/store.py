@@ -264,6 +264,13 @@ class VectorStore:
             for i, t, m in zip(result["ids"], result["documents"], result["metadatas"], strict=True)
         ]
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored vectors of the given ids (missing ids are absent from the result)."""
+        if not ids:
+            return {}
+        result = self._call(lambda col: col.get(ids=list(ids), include=["embeddings"]))
+        return {i: [float(x) for x in v] for i, v in zip(result["ids"], result["embeddings"], strict=True)}
+
     def ids(self) -> set[str]:
         """The ids the collection holds."""
         return set(self._call(lambda col: col.get(include=[])["ids"]))

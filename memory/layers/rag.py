@@ -8,11 +8,13 @@ in step by :meth:`RagLayer.index_pending` (rows with ``indexed = 0``) and
 from __future__ import annotations
 
 import logging
+import math
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from memory import keyword
 from memory.db import ENTRY_COLUMNS, Database, entry_from_row
 from memory.layers.base import Layer, MemoryEntry, scope_of
 from memory.significance import significance_at
@@ -30,6 +32,14 @@ class Candidate:
     entry: MemoryEntry
     similarity: float
     significance: float
+    fused: float = 0.0
+    """Reciprocal-rank-fusion score (hybrid mode only)."""
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
 
 
 class RagLayer:
@@ -90,6 +100,54 @@ class RagLayer:
             if entry is None:
                 continue  # archived or not yet committed: SQLite is the truth
             found.append(Candidate(entry, hit.similarity, self.current_significance(entry, tick)))
+        return found
+
+    def hybrid_search(
+        self,
+        vector: Vector,
+        expression: str | None,
+        top_k: int,
+        user_id: str | None,
+        *,
+        rrf_k: int,
+        depth: int,
+    ) -> list[Candidate]:
+        """Dense and keyword (FTS5 bm25) rankings fused by reciprocal rank, best ``top_k``.
+
+        Args:
+            expression: the FTS5 MATCH expression of the query (None: dense only).
+            depth: how many candidates each ranking contributes.
+        """
+        if top_k <= 0:
+            return []
+        dense = self.search(vector, depth, user_id)
+        keyword_ids: list[str] = []
+        if expression is not None:
+            scope = None if self.shared else scope_of(user_id)
+            hits = keyword.search(
+                self.db.query, expression=expression, layer=self.layer.value, scope=scope, limit=depth
+            )
+            keyword_ids = [entry_id for entry_id, _ in hits]
+        fused: dict[str, float] = {}
+        for ranking in ([c.entry.id for c in dense], keyword_ids):
+            for rank, entry_id in enumerate(ranking, start=1):
+                fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (rrf_k + rank)
+        best = sorted(fused, key=lambda i: fused[i], reverse=True)[:top_k]
+        by_id = {c.entry.id: c for c in dense}
+        missing = [i for i in best if i not in by_id]
+        if missing:
+            by_id.update({c.entry.id: c for c in self._candidates_for(missing, vector, user_id)})
+        return [replace(by_id[i], fused=fused[i]) for i in best if i in by_id]
+
+    def _candidates_for(self, ids: Sequence[str], vector: Vector, user_id: str | None) -> list[Candidate]:
+        """Candidates for entries found by keywords only: similarity from their stored vectors."""
+        vectors = self.store.vectors(ids)
+        tick = self.db.tick_of(scope_of(user_id))
+        found = []
+        for entry in self._live(ids):
+            stored = vectors.get(entry.id)
+            similarity = _cosine(vector, stored) if stored is not None else 0.0
+            found.append(Candidate(entry, similarity, self.current_significance(entry, tick)))
         return found
 
     def _live(self, ids: Iterable[str]) -> list[MemoryEntry]:

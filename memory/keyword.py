@@ -1,0 +1,143 @@
+"""Keyword index beside the vectors: SQLite FTS5 with ``bm25()`` ranking, in the entries database.
+
+Chinese has no spaces, so text is segmented before FTS5 sees it: with ``jieba`` (default; its
+dictionary ships in the package) into words joined by spaces for FTS5's ``unicode61`` tokenizer,
+or with FTS5's own ``trigram`` tokenizer on the raw text. Triggers keep the index in step with the
+``entries`` table inside the same transactions, so the keyword index is never behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+JIEBA = "jieba"
+TRIGRAM = "trigram"
+TOKENIZERS = (JIEBA, TRIGRAM)
+FTS_TABLE = "entries_fts"
+_TOKEN_FUNCTION = "persona_memory_tokens"
+
+_WORD = re.compile(r"\w", re.UNICODE)
+STOPWORDS = frozenset(
+    "的 了 是 我 你 他 她 它 们 在 有 和 就 不 也 都 这 那 吗 呢 吧 啊 呀 哦 嗯 么 什么 怎么 哪里 哪 "
+    "一个 一下 没有 还 又 很 对 把 被 给 让 跟 要 会 能 说 想 去 过 着 到 从 用 为 与 及 而 之 其 "
+    "a an the is are was were be been am do does did to of in on at for and or but with by from "
+    "what which who whom where when how why that this these those it its i you he she we they me "
+    "my your his her our their user karin 用户".split()
+)
+
+_jieba_lock = threading.Lock()
+_jieba_ready = False
+
+
+def _jieba_cut(text: str, cache_dir: Path | None = None) -> list[str]:
+    global _jieba_ready
+    import jieba
+
+    if not _jieba_ready:
+        with _jieba_lock:
+            if not _jieba_ready:
+                jieba.setLogLevel(logging.WARNING)
+                if cache_dir is not None:
+                    jieba.dt.tmp_dir = str(cache_dir)
+                jieba.initialize()
+                _jieba_ready = True
+    return list(jieba.cut_for_search(text))
+
+
+def words(text: str, cache_dir: Path | None = None) -> list[str]:
+    """Lower-cased word tokens of ``text`` (jieba segmentation; punctuation dropped)."""
+    return [w.lower() for w in (t.strip() for t in _jieba_cut(text, cache_dir)) if w and _WORD.search(w)]
+
+
+def index_tokens(text: str) -> str:
+    """The space-joined tokens stored in the jieba-mode FTS5 column."""
+    return " ".join(words(text))
+
+
+def query_expression(query: str, tokenizer: str) -> str | None:
+    """An FTS5 MATCH expression: any of the query's informative terms; ``None`` if it has none."""
+    if tokenizer == TRIGRAM:
+        runs = [w for w in re.findall(r"\w+", query.lower()) if len(w) >= 3]
+        terms = {run[i : i + 3] for run in runs for i in range(len(run) - 2)}
+    else:
+        terms = {w for w in words(query) if w not in STOPWORDS}
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in sorted(terms))
+
+
+def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
+    """Create the FTS5 table and its triggers; returns True when the index must be (re)built.
+
+    Args:
+        conn: the entries database connection (the token function is registered on it).
+        tokenizer: ``"jieba"`` or ``"trigram"``.
+        cache_dir: where jieba may write its dictionary cache (the data folder).
+    """
+    conn.create_function(_TOKEN_FUNCTION, 1, lambda text: index_tokens(text or ""), deterministic=True)
+    if cache_dir is not None and tokenizer == JIEBA:
+        _jieba_cut("", cache_dir)
+    row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
+    rebuild = row is None or row[0] != tokenizer
+    if rebuild:
+        conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+    fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
+    value = "coalesce(new.note, '') || ' ' || new.content"
+    indexed = value if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}({value})"
+    conn.executescript(
+        f"""
+        CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(tokens, tokenize='{fts_tokenizer}');
+        DROP TRIGGER IF EXISTS entries_fts_insert;
+        DROP TRIGGER IF EXISTS entries_fts_update;
+        DROP TRIGGER IF EXISTS entries_fts_delete;
+        CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries WHEN new.layer <> 'archived' BEGIN
+            INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
+        END;
+        CREATE TRIGGER entries_fts_update AFTER UPDATE OF layer, note, content ON entries BEGIN
+            DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
+            INSERT INTO {FTS_TABLE}(rowid, tokens)
+                SELECT new.seq, {indexed} WHERE new.layer <> 'archived';
+        END;
+        CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+            DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
+        END;
+        """
+    )
+    if rebuild:
+        content = "coalesce(note, '') || ' ' || content"
+        column = content if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}({content})"
+        conn.execute(
+            f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries "
+            "WHERE layer <> 'archived'"
+        )
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('keyword_tokenizer', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (tokenizer,),
+        )
+    return rebuild
+
+
+def search(
+    query: Callable[[str, tuple[object, ...]], list[tuple[object, ...]]],
+    *,
+    expression: str,
+    layer: str,
+    scope: str | None,
+    limit: int,
+) -> list[tuple[str, float]]:
+    """``(entry id, bm25 score)`` best first (FTS5's bm25 is lower-is-better; negated here)."""
+    scope_clause = "" if scope is None else "AND e.scope = ?"
+    params: Iterable[object] = (expression, layer, *(() if scope is None else (scope,)), limit)
+    rows = query(
+        f"SELECT e.id, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
+        f"JOIN entries e ON e.seq = {FTS_TABLE}.rowid "
+        f"WHERE {FTS_TABLE} MATCH ? AND e.layer = ? {scope_clause} ORDER BY rank LIMIT ?",
+        tuple(params),
+    )
+    return [(str(entry_id), -float(rank)) for entry_id, rank in rows]  # type: ignore[arg-type]

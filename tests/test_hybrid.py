@@ -1,0 +1,111 @@
+"""Hybrid retrieval (dense + FTS5 keywords fused by RRF) and the cost of one retrieval."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import fill
+
+from memory import MemoryManager
+from memory.keyword import query_expression, words
+
+REDIS = "Deployed 3-node redis cluster, config at /opt/redis/"
+
+
+def _hybrid(config, tokenizer: str = "jieba"):  # type: ignore[no-untyped-def]
+    config.retrieval.mode = "hybrid"
+    config.retrieval.keyword_tokenizer = tokenizer
+    config.active.capacity = 1
+    return config
+
+
+def test_jieba_segments_chinese_into_words() -> None:
+    assert {"redis", "集群", "配置"} <= set(words("redis 集群的配置在哪里"))
+    expression = query_expression("前辈对什么过敏？", "jieba")
+    assert expression is not None and '"过敏"' in expression and '"什么"' not in expression
+
+
+def test_trigram_query_needs_three_characters() -> None:
+    assert query_expression("过敏", "trigram") is None
+    assert query_expression("花生过敏", "trigram") == '"生过敏" OR "花生过"'
+
+
+def test_keywords_rescue_a_rare_word_that_dense_search_misses(make_manager, config) -> None:
+    """999 near-identical chats bury an outlier for the HNSW graph; the word 'redis' finds it."""
+    manager = make_manager(_hybrid(config))
+    texts = [f"第{i}条记忆：编号{i}的普通日常" for i in range(999)]
+    manager.import_interactions({"user_input": t, "response": "嗯嗯，记住啦～"}
+                                for t in [*texts, REDIS, "尾巴"])
+    result = manager.retriever.retrieve_memories("redis 集群的配置在哪里")
+    assert REDIS in result.memories[0].entry.content
+    assert result.memories[0].similarity > 0.3  # keyword-only hits still report their cosine
+
+
+@pytest.mark.parametrize("tokenizer", ["jieba", "trigram"])
+def test_hybrid_finds_names_in_chinese(make_manager, config, tokenizer) -> None:
+    manager = make_manager(_hybrid(config, tokenizer))
+    fill(manager, ["我家的柯基叫可乐，三岁了", "今天天气不错", "晚饭吃了拉面", "周末去爬山", "最后"])
+    _, rag = manager.retrieve("柯基叫可乐吗")
+    assert "柯基" in rag
+
+
+def test_hybrid_respects_user_isolation(make_manager, config) -> None:
+    manager = make_manager(_hybrid(config))
+    fill(manager, ["我的保险柜密码是四个七", "x"], user_id="alice")
+    fill(manager, ["我喜欢踢足球", "x"], user_id="bob")
+    assert "保险柜" not in manager.retrieve("保险柜密码", user_id="bob")[1]
+    assert "保险柜" in manager.retrieve("保险柜密码", user_id="alice")[1]
+
+
+def test_forgotten_entries_leave_the_keyword_index(make_manager, config) -> None:
+    config = _hybrid(config)
+    config.temporary.decay_coefficient = 0.5
+    config.retrieval.quotas = {"temporary": 0, "summary": 0, "static": 0}
+    manager = make_manager(config)
+    fill(manager, ["独角兽饼干", "最后"])
+    for _ in range(3):
+        manager.retrieve("无关")
+    assert manager.db.count("SELECT COUNT(*) FROM entries_fts WHERE entries_fts MATCH '\"独角兽\"'") == 0
+
+
+def test_switching_tokenizer_rebuilds_the_keyword_index(make_manager, config) -> None:
+    manager = make_manager(_hybrid(config, "jieba"))
+    fill(manager, ["我家的柯基叫可乐", "最后"])
+    manager.close()
+    again = make_manager(_hybrid(config, "trigram"))
+    _, rag = again.retrieve("柯基叫可乐")
+    assert "柯基" in rag
+
+
+class CountingStore:
+    """Wraps a VectorStore and counts write calls."""
+
+    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+        self.store, self.writes = store, 0
+
+    def __getattr__(self, name):  # type: ignore[no-untyped-def]
+        attr = getattr(self.store, name)
+        if name in {"add", "delete", "update_metadata", "clear", "drop"}:
+            def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+                self.writes += 1
+                return attr(*args, **kwargs)
+            return counted
+        return attr
+
+
+@pytest.mark.parametrize("size", [50, 500])
+def test_one_retrieval_writes_only_what_it_returns(make_manager, config, size) -> None:
+    config.active.capacity = 1
+    manager: MemoryManager = make_manager(config)
+    manager.import_interactions({"user_input": f"日常记录{i}：今天做了第{i}件小事", "response": "嗯"}
+                                for i in range(size + 1))
+    manager.flush()
+    counters = {layer: CountingStore(rag.store) for layer, rag in manager.rag_layers.items()}
+    for layer, rag in manager.rag_layers.items():
+        rag.store = counters[layer]  # type: ignore[assignment]
+    conn = manager.db._conn
+    before = conn.total_changes
+    result = manager.retriever.retrieve_memories("今天做了什么")
+    changed = conn.total_changes - before
+    recalled = sum(1 for m in result.memories if m.entry.layer.value in {"temporary", "summary"})
+    assert changed == recalled + 1  # the returned rows and the clock, whatever the size
+    assert sum(c.writes for c in counters.values()) == 0
