@@ -90,7 +90,7 @@ class EmbeddingConfig:
     model_name: str = "use-multilingual-v3"
     persist_dir: str = "data/memory_store"
     batch_size: int = 64
-    threads: int = 2
+    threads: int = 1
     allow_download: bool = False
 
 
