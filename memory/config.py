@@ -63,6 +63,9 @@ class SummaryConfig:
     decay_coefficient: float = 0.98
     initial_significance: float = 0.5
     model_timeout_seconds: float = 30.0
+    model_factory: str = ""
+    """``"package.module:callable"`` returning a LangChain chat model, used when the manager gets
+    ``summary_model=None``; empty means the extractive summariser."""
     max_summary_chars: int = 600
 
 

@@ -36,7 +36,7 @@ from memory.retriever import MemoryRetriever
 from memory.scheduler import MemoryScheduler
 from memory.state import build_debug_state, first_runs
 from memory.store import ChromaBackend, VectorStore
-from memory.summarizer import Summarizer
+from memory.summarizer import Summarizer, load_model_factory
 from memory.sync import IndexSync
 from memory.validation import check_persona
 
@@ -112,7 +112,7 @@ class MemoryManager:
         }
         self.sync = IndexSync(self.db, self.rag_layers, self.archive)
         self.summarizer = Summarizer(
-            summary_model,
+            summary_model if summary_model is not None else load_model_factory(config.summary.model_factory),
             persona=persona.name,
             locale=config.locale,
             timeout=config.summary.model_timeout_seconds,

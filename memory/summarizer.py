@@ -7,6 +7,7 @@ the failure is logged. Nothing here needs a network unless the model given does.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import re
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from typing import Any
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import Runnable
 
+from memory.errors import ConfigError
 from memory.layers.base import Interaction
 from memory.prompts import condense_prompt, summary_prompt
 
@@ -36,6 +38,30 @@ def render_interaction(interaction: Interaction, persona: str, locale: str) -> s
     user_label = LABELS.get(locale, LABELS["zh"])[0]
     separator = "：" if locale == "zh" else ": "
     return f"{user_label}{separator}{interaction.user_input}\n{persona}{separator}{interaction.response}"
+
+
+def load_model_factory(spec: str) -> Runnable[Any, Any] | None:
+    """The chat model built by ``"package.module:callable"`` (``None`` for an empty spec).
+
+    Raises:
+        ConfigError: the spec is malformed, cannot be imported, or does not return a Runnable.
+    """
+    if not spec:
+        return None
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ConfigError("summary.model_factory", f"expected 'package.module:callable', got {spec!r}")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute)
+        model = factory()
+    except Exception as exc:
+        raise ConfigError("summary.model_factory", f"{spec!r} failed: {exc}") from exc
+    if not isinstance(model, Runnable):
+        raise ConfigError(
+            "summary.model_factory",
+            f"{spec!r} returned {type(model).__name__}, not a LangChain Runnable / chat model",
+        )
+    return model
 
 
 class Summarizer:

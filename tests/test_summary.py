@@ -136,3 +136,26 @@ async def test_scheduled_summary_job_runs_on_its_interval(make_manager, config) 
             break
     assert manager.summary.count() == 1
     await manager.stop()
+
+
+def fake_summary_model():  # type: ignore[no-untyped-def]
+    """A factory named in config (summary.model_factory)."""
+    return FakeListChatModel(responses=["来自配置的模型写的总结"])
+
+
+async def test_model_named_in_config_is_used_when_none_is_passed(make_manager, config) -> None:
+    config.summary.model_factory = "test_summary:fake_summary_model"
+    manager = make_manager(config)
+    fill(manager, ["你好"])
+    await manager.run_summary_now()
+    assert manager.summary.entries()[0].content == "来自配置的模型写的总结"
+
+
+def test_bad_model_factory_is_a_config_error(config) -> None:
+    import pytest
+
+    from memory import ConfigError, MemoryManager
+
+    config.summary.model_factory = "no_such_module:make"
+    with pytest.raises(ConfigError, match="summary.model_factory"):
+        MemoryManager("karin", config)
