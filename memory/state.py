@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 LAST_SUMMARY = "last_summary_at"
 LAST_CLEANUP = "last_cleanup_at"
+MAX_USERS_SHOWN = 50
+"""``debug_state()['users']`` details at most this many user scopes (``users_count`` has all)."""
 
 
 def first_runs(db: Database, config: MemoryConfig, now: datetime) -> dict[str, datetime]:
@@ -40,6 +42,7 @@ def build_debug_state(manager: MemoryManager) -> dict[str, Any]:
     """The snapshot behind ``MemoryManager.debug_state()``."""
     db = manager.db
     scopes = db.scopes()
+    shown = scopes[:MAX_USERS_SHOWN]
     per_user = {
         (user_of(s) or "(shared)"): {
             "active": manager.active.count(user_of(s)),
@@ -48,7 +51,7 @@ def build_debug_state(manager: MemoryManager) -> dict[str, Any]:
             "buffer": manager.journal.buffer_count(s),
             "tick": db.tick_of(s),
         }
-        for s in scopes
+        for s in shown
     }
     archived = db.scalar("SELECT COUNT(*) FROM entries WHERE layer = 'archived'")
     return {
@@ -78,5 +81,6 @@ def build_debug_state(manager: MemoryManager) -> dict[str, Any]:
             "pending_index": manager.sync.pending(),
             "breaker": manager.backend.breaker.snapshot(),
         },
+        "users_count": len(scopes),
         "users": per_user,
     }

@@ -87,7 +87,7 @@ class IndexSync:
         row = self.db.query(
             "SELECT 1 FROM entries WHERE indexed = 0 AND layer IN ('temporary', 'summary', 'static') LIMIT 1"
         )
-        return bool(row) or bool(self.db.query("SELECT 1 FROM entries WHERE exported <> 1 LIMIT 1"))
+        return bool(row) or bool(self.db.query("SELECT 1 FROM entries WHERE exported IN (0, 2) LIMIT 1"))
 
     def flush(self) -> bool:
         """Apply pending work now if there is any; False if the store is failing."""
