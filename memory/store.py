@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import chromadb
+import httpx
 from chromadb.api.client import SharedSystemClient  # type: ignore[attr-defined]
 from chromadb.config import Settings
+from chromadb.errors import NotFoundError
 from langchain_core.embeddings import Embeddings
 
 from memory.breaker import CircuitBreaker
@@ -34,7 +36,12 @@ Metadata = dict[str, str | int | float | bool]
 Where = dict[str, Any]
 Vector = list[float]
 MAX_BATCH = 5000
+HTTP_TIMEOUT = httpx.Timeout(15.0, connect=3.0)
 _T = TypeVar("_T")
+
+
+def _settings() -> Settings:
+    return Settings(anonymized_telemetry=False, allow_reset=False)
 
 
 @dataclass(frozen=True)
@@ -75,18 +82,13 @@ class ChromaBackend:
         return str(self.path)
 
     def _open(self) -> Any:
-        settings = Settings(anonymized_telemetry=False, allow_reset=False)
+        settings = _settings()
         if self.config.mode == StoreMode.HTTP:
             try:
-                return chromadb.HttpClient(
-                    host=self.config.host,
-                    port=self.config.port,
-                    ssl=self.config.ssl,
-                    headers=self.config.headers or None,
-                    settings=settings,
-                )
+                return self._open_http_or_raise()
             except Exception as exc:
-                # The server may come back: start with the breaker open, probe later.
+                # The server may come back: start with the breaker open; the client is created
+                # lazily by the first call the breaker lets through (see ``client()``).
                 self.breaker.record_failure(exc)
                 return None
         try:
@@ -101,9 +103,7 @@ class ChromaBackend:
         aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
         logger.warning(
             "Chroma folder %s is unreadable (%s); moved aside to %s and rebuilding from SQLite",
-            self.path,
-            error,
-            aside,
+            *(self.path, error, aside),
         )
         SharedSystemClient.clear_system_cache()
         try:
@@ -131,27 +131,40 @@ class ChromaBackend:
         return result
 
     def _open_http_or_raise(self) -> Any:
-        return chromadb.HttpClient(
-            host=self.config.host,
-            port=self.config.port,
-            ssl=self.config.ssl,
-            headers=self.config.headers or None,
-            settings=Settings(anonymized_telemetry=False),
+        c = self.config
+        client = chromadb.HttpClient(
+            host=c.host, port=c.port, ssl=c.ssl, headers=c.headers or None, settings=_settings()
         )
+        # chromadb's HTTP session never times out: a hung server would block the reply path.
+        session = getattr(getattr(client, "_server", None), "_session", None)
+        if isinstance(session, httpx.Client):
+            session.timeout = HTTP_TIMEOUT
+        return client
+
+    def client(self) -> Any:
+        """The Chroma client, created now in http mode if the server was down before (unguarded)."""
+        if self._client is None:
+            if self.config.mode != StoreMode.HTTP:
+                raise StoreError(f"the Chroma client of {self.path} is closed")
+            self._client = self._open_http_or_raise()
+        return self._client
 
     def collection(self, name: str) -> Any:
         """Get or create a cosine-space collection with no embedding function (unguarded)."""
-        if self._client is None:
-            self._client = self._open_http_or_raise()
         hnsw = {
             "space": "cosine",
             "ef_search": self.config.hnsw_ef_search,
             "ef_construction": self.config.hnsw_ef_construction,
             "max_neighbors": self.config.hnsw_max_neighbors,
         }
-        return self._client.get_or_create_collection(
+        return self.client().get_or_create_collection(
             name=name, configuration={"hnsw": hnsw}, embedding_function=None
         )
+
+    def delete_collection(self, name: str) -> None:
+        """Delete a collection; one that does not exist is already gone (unguarded)."""
+        with contextlib.suppress(NotFoundError):
+            self.client().delete_collection(name)
 
     def close(self) -> None:
         """Release the embedded client so the folder can be reopened (idempotent)."""
@@ -207,10 +220,7 @@ class VectorStore:
             )
 
     def _upsert(self, ids: IDs, vectors: list[Vector], texts: list[str], metadatas: list[Metadata]) -> None:
-        def run(col: Any) -> None:
-            col.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas)
-
-        self._call(run)
+        self._call(lambda col: col.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas))
 
     def search(self, vector: Vector, top_k: int, where: Where | None = None) -> list[StoreHit]:
         """The ``top_k`` nearest documents to ``vector`` (cosine similarity, best first)."""
@@ -245,10 +255,7 @@ class VectorStore:
             self._delete(list(ids[start : start + MAX_BATCH]))
 
     def _delete(self, ids: IDs) -> None:
-        def run(col: Any) -> None:
-            col.delete(ids=ids)
-
-        self._call(run)
+        self._call(lambda col: col.delete(ids=ids))
 
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         """Replace the metadata of existing documents."""
@@ -286,6 +293,6 @@ class VectorStore:
 
     def drop(self) -> None:
         """Delete the collection (used by ``reindex``)."""
-        with contextlib.suppress(Exception):
-            self.backend.guard(lambda: self.backend._client.delete_collection(self.name))
+        with contextlib.suppress(StoreUnavailableError):
+            self.backend.guard(lambda: self.backend.delete_collection(self.name))
         self._collection = None
