@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,12 +20,13 @@ from langchain_core.runnables import Runnable
 from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
 from memory.db import Database, FolderLock
+from memory.decay import DecayTick
 from memory.embeddings import get_embeddings
 from memory.importer import ImportReport
 from memory.jobs import SummaryJobs
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
-from memory.layers.base import Layer, RetrievedMemory, scope_of, utcnow
+from memory.layers.base import Layer, utcnow
 from memory.layers.rag import RagLayer
 from memory.layers.static import StaticLayer
 from memory.layers.summary import SummaryLayer
@@ -55,12 +56,7 @@ class MemoryManager:
     Raises:
         ConfigError: an invalid config value. PersonaNotFoundError: unknown persona.
         StaticMemoryError: a malformed static memory file. StoreError / StoreLockedError: the
-        data folder is unreadable or used by another process.
-
-    Example:
-        >>> manager = MemoryManager("karin", MemoryConfig())
-        >>> manager.record_interaction_sync(user_input="唱首歌吧", response="好的！♪～")
-        >>> active_text, rag_text = manager.retrieve("用户喜欢什么")
+        data folder is unreadable or used by another process. See the README for an example.
     """
 
     def __init__(
@@ -110,7 +106,13 @@ class MemoryManager:
             Layer.SUMMARY: self.summary,
             Layer.STATIC: self.static,
         }
-        self.sync = IndexSync(self.db, self.rag_layers, self.archive)
+        self.sync = IndexSync(
+            self.db,
+            self.rag_layers,
+            self.archive,
+            breaker=self.backend.breaker,
+            export_lock=data_dir / f"{persona.id}.export.lock",
+        )
         self.summarizer = Summarizer(
             summary_model if summary_model is not None else load_model_factory(config.summary.model_factory),
             persona=persona.name,
@@ -123,7 +125,7 @@ class MemoryManager:
             self.rag_layers,
             config.retrieval,
             self.embeddings,
-            on_retrieved=self._tick,
+            on_retrieved=DecayTick(self.db, self.temporary, (self.temporary, self.summary), self.sync.notify),
             before_search=self.sync.flush,
             locale=config.locale,
             now=self.now,
@@ -158,7 +160,6 @@ class MemoryManager:
         self.sync.start_worker()
         self._closed = False
 
-    # -- lifecycle -------------------------------------------------------------------------
     async def start(self) -> None:
         """Start the scheduled summary and clean-up jobs (idempotent; needs a running loop)."""
         self._check_open()
@@ -191,7 +192,6 @@ class MemoryManager:
         if getattr(self, "_closed", True):
             raise RuntimeError("this MemoryManager is stopped; create a new one")
 
-    # -- recording -------------------------------------------------------------------------
     def record_interaction_sync(
         self,
         user_input: str,
@@ -255,13 +255,6 @@ class MemoryManager:
             records, batch_size=batch_size, skip_invalid=skip_invalid, progress=progress
         )
 
-    def _sync_quietly(self) -> None:
-        try:
-            self.sync.run()
-        except (sqlite3.Error, OSError) as exc:
-            logger.warning("derived state not synced yet (%s); it will be retried", exc)
-
-    # -- retrieval -------------------------------------------------------------------------
     def retrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query: the active window and the recalled memories.
 
@@ -282,51 +275,24 @@ class MemoryManager:
             logger.warning("flush failed (%s); it will be retried", exc)
             return False
 
-    def _tick(self, user_id: str | None, memories: Sequence[RetrievedMemory]) -> None:
-        scope = scope_of(user_id)
-        with self.db.transaction() as conn:
-            conn.execute(
-                "INSERT INTO clock(scope, tick) VALUES (?, 1) "
-                "ON CONFLICT(scope) DO UPDATE SET tick = tick + 1",
-                (scope,),
-            )
-            tick = int(conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()[0])
-            for layer in (self.temporary, self.summary):
-                layer.recall(
-                    conn,
-                    scope,
-                    tick,
-                    [m.entry.id for m in memories if m.entry.layer == layer.layer],
-                )
-            forgotten = self.temporary.forget_due(conn, scope, tick)
-        if forgotten:
-            self.sync.notify()
-
-    # -- scheduled jobs --------------------------------------------------------------------
     async def run_summary_now(self) -> int:
         """Summarise each user's active window plus buffer into one summary; returns how many."""
         self._check_open()
         written = await self.jobs.summarize()
-        await asyncio.to_thread(self._sync_quietly)
+        await asyncio.to_thread(self.flush)
         return written
 
     async def run_cleanup_now(self) -> int:
         """Archive the least significant fraction of each user's summaries; returns how many."""
         self._check_open()
         removed = await asyncio.to_thread(self.jobs.cleanup)
-        await asyncio.to_thread(self._sync_quietly)
+        await asyncio.to_thread(self.flush)
         return removed
 
-    # -- maintenance -----------------------------------------------------------------------
     def reindex(self) -> int:
         """Rebuild the vector index from SQLite; returns how many entries were indexed."""
         self._check_open()
-        for layer in self.rag_layers.values():
-            layer.store.drop()
-        with self.db.transaction() as conn:
-            conn.execute("UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', 'static')")
-        self.sync.run()
-        return sum(layer.count(all_scopes=True) for layer in self.rag_layers.values())
+        return self.sync.rebuild()
 
     def debug_state(self) -> dict[str, Any]:
         """A JSON-serialisable snapshot: counts per layer, jobs, model, store and breaker."""

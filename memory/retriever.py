@@ -30,7 +30,7 @@ from memory.validation import check_top_k, check_user_id, clean_text
 
 logger = logging.getLogger(__name__)
 
-RetrievedHandler = Callable[[str | None, Sequence[RetrievedMemory]], None]
+RetrievedHandler = Callable[[str | None, Sequence[RetrievedMemory]], object]
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,15 @@ before it searches, so it never misses an acknowledged interaction.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 from memory.archive import ArchivedMemory, MemoryArchive
+from memory.breaker import BreakerState, CircuitBreaker
 from memory.db import Database, from_epoch
 from memory.errors import StoreUnavailableError
 from memory.layers.base import Layer, user_of
@@ -40,10 +45,21 @@ def _archived(row: tuple[object, ...]) -> ArchivedMemory:
 class IndexSync:
     """Applies SQLite state to Chroma (index pending, drop archived) and to the archive JSONL."""
 
-    def __init__(self, db: Database, layers: dict[Layer, RagLayer], archive: MemoryArchive) -> None:
+    def __init__(
+        self,
+        db: Database,
+        layers: dict[Layer, RagLayer],
+        archive: MemoryArchive,
+        *,
+        breaker: CircuitBreaker | None = None,
+        export_lock: Path | None = None,
+    ) -> None:
         self.db = db
         self.layers = layers
         self.archive = archive
+        self.breaker = breaker
+        self.export_lock = export_lock
+        self._outages_repaired = 0
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -77,10 +93,34 @@ class IndexSync:
             if self._stopping.is_set():
                 return
             try:
-                if self.has_pending():
+                if self._recovered_from_outage():
+                    self.repair()
+                elif self.has_pending():
                     self.run()
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
                 logger.warning("background indexing failed (%s); retrying", exc)
+
+    def _recovered_from_outage(self) -> bool:
+        """True once after each outage, when the store answers again (it may have lost data)."""
+        if self.breaker is None or self.breaker.outages == self._outages_repaired:
+            return False
+        if self.breaker.state != BreakerState.CLOSED:
+            return False
+        self._outages_repaired = self.breaker.outages
+        return True
+
+    @contextlib.contextmanager
+    def _exclusive_export(self) -> Iterator[None]:
+        """Serialise archive export across processes sharing the data folder (server mode)."""
+        if self.export_lock is None:
+            yield
+            return
+        with self.export_lock.open("a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def has_pending(self) -> bool:
         """Whether anything derived is behind SQLite (cheap: two indexed lookups)."""
@@ -104,8 +144,9 @@ class IndexSync:
     def run(self) -> bool:
         """Export archived entries, then index pending ones. Returns False if the store failed."""
         with self._lock:
-            self.export_archived(recovering=True)
-            self.export_archived()
+            with self._exclusive_export():
+                self.export_archived(recovering=True)
+                self.export_archived()
             try:
                 for layer in self.layers.values():
                     layer.index_pending()
@@ -113,6 +154,15 @@ class IndexSync:
                 logger.debug("indexing deferred: %s", exc)
                 return False
             return True
+
+    def rebuild(self) -> int:
+        """Drop every collection and index all live entries again; returns how many are live."""
+        for layer in self.layers.values():
+            layer.store.drop()
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', 'static')")
+        self.run()
+        return sum(layer.count(all_scopes=True) for layer in self.layers.values())
 
     def export_archived(self, *, recovering: bool = False) -> int:
         """Append newly archived entries to the archive file, then drop them from the index.
@@ -153,8 +203,9 @@ class IndexSync:
     def repair(self) -> dict[str, tuple[int, int]]:
         """Full reconciliation of every layer's index with SQLite (run at start)."""
         with self._lock:
-            self.export_archived(recovering=True)
-            self.export_archived()
+            with self._exclusive_export():
+                self.export_archived(recovering=True)
+                self.export_archived()
             report: dict[str, tuple[int, int]] = {}
             for layer_id, layer in self.layers.items():
                 try:
