@@ -73,7 +73,7 @@ class SummaryConfig:
 class RetrievalConfig:
     """How a query is answered across layers."""
 
-    mode: RetrievalMode = RetrievalMode.QUOTA
+    mode: RetrievalMode = RetrievalMode.HYBRID
     quotas: dict[str, int] = field(default_factory=lambda: {"temporary": 3, "summary": 2, "static": 2})
     weights: dict[str, float] = field(
         default_factory=lambda: {"static": 1.0, "summary": 0.9, "temporary": 0.8}
@@ -81,6 +81,8 @@ class RetrievalConfig:
     top_k: int = 6
     min_similarity: float = -1.0
     rrf_k: int = 60
+    keyword_weight: float = 1.0
+    keyword_max_df: float = 0.25
     keyword_tokenizer: str = "jieba"
     candidate_multiplier: int = 4
 
@@ -242,6 +244,8 @@ class MemoryConfig:
         _check(not unknown, "retrieval.quotas", f"unknown layers {sorted(unknown)}")
         _check(retrieval.top_k >= 1, "retrieval.top_k", "must be >= 1")
         _check(retrieval.rrf_k >= 1, "retrieval.rrf_k", "must be >= 1")
+        _check(retrieval.keyword_weight >= 0, "retrieval.keyword_weight", "must be >= 0")
+        _check(0 < retrieval.keyword_max_df <= 1, "retrieval.keyword_max_df", "must be in (0, 1]")
         _check(
             retrieval.keyword_tokenizer in {"jieba", "trigram"},
             "retrieval.keyword_tokenizer",

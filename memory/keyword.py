@@ -9,9 +9,11 @@ or with FTS5's own ``trigram`` tokenizer on the raw text. Triggers keep the inde
 from __future__ import annotations
 
 import logging
+import math
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -19,6 +21,9 @@ JIEBA = "jieba"
 TRIGRAM = "trigram"
 TOKENIZERS = (JIEBA, TRIGRAM)
 FTS_TABLE = "entries_fts"
+VOCAB_TABLE = "entries_fts_vocab"
+MIN_DOCS_FOR_DF = 20
+"""Below this many memories every term is kept: frequencies mean little."""
 _TOKEN_FUNCTION = "persona_memory_tokens"
 
 _WORD = re.compile(r"\w", re.UNICODE)
@@ -29,6 +34,8 @@ STOPWORDS = frozenset(
     "what which who whom where when how why that this these those it its i you he she we they me "
     "my your his her our their user karin 用户".split()
 )
+
+QueryFn = Callable[[str, tuple[object, ...]], list[tuple[object, ...]]]
 
 _jieba_lock = threading.Lock()
 _jieba_ready = False
@@ -59,16 +66,56 @@ def index_tokens(text: str) -> str:
     return " ".join(words(text))
 
 
-def query_expression(query: str, tokenizer: str) -> str | None:
-    """An FTS5 MATCH expression: any of the query's informative terms; ``None`` if it has none."""
+def query_terms(query: str, tokenizer: str) -> set[str]:
+    """The terms a query is matched on: trigrams, or jieba words minus stop words."""
     if tokenizer == TRIGRAM:
         runs = [w for w in re.findall(r"\w+", query.lower()) if len(w) >= 3]
-        terms = {run[i : i + 3] for run in runs for i in range(len(run) - 2)}
-    else:
-        terms = {w for w in words(query) if w not in STOPWORDS}
-    if not terms:
-        return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in sorted(terms))
+        return {run[i : i + 3] for run in runs for i in range(len(run) - 2)}
+    return {w for w in words(query) if w not in STOPWORDS}
+
+
+def expression_of(terms: Iterable[str]) -> str | None:
+    """An FTS5 MATCH expression matching any of ``terms``; ``None`` if there are none."""
+    quoted = sorted('"' + t.replace('"', '""') + '"' for t in terms)
+    return " OR ".join(quoted) if quoted else None
+
+
+def query_expression(query: str, tokenizer: str) -> str | None:
+    """An FTS5 MATCH expression: any of the query's informative terms; ``None`` if it has none."""
+    return expression_of(query_terms(query, tokenizer))
+
+
+class CommonTerms:
+    """Drops query terms found in more than ``max_ratio`` of the indexed memories.
+
+    A word every memory shares (the persona's name for the user, say) ranks noise; without it
+    the keyword ranking is left to the words that discriminate. The corpus size is refreshed at
+    most every ``refresh_seconds``.
+    """
+
+    def __init__(self, query: QueryFn, max_ratio: float, refresh_seconds: float = 30.0) -> None:
+        self.query = query
+        self.max_ratio = max_ratio
+        self.refresh_seconds = refresh_seconds
+        self._total = 0
+        self._checked = -math.inf
+
+    def filter(self, terms: set[str]) -> set[str]:
+        """The terms that are not too common."""
+        if not terms or self.max_ratio >= 1.0:
+            return terms
+        now = time.monotonic()
+        if now - self._checked > self.refresh_seconds:
+            self._total = int(self.query(f"SELECT COUNT(*) FROM {FTS_TABLE}", ())[0][0])  # type: ignore[call-overload]
+            self._checked = now
+        if self._total < MIN_DOCS_FOR_DF:
+            return terms
+        ordered = sorted(terms)
+        marks = ",".join("?" * len(ordered))
+        rows = self.query(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({marks})", tuple(ordered))
+        limit = self.max_ratio * self._total
+        common = {str(term) for term, doc in rows if int(doc) > limit}  # type: ignore[call-overload]
+        return terms - common
 
 
 def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
@@ -85,6 +132,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
     rebuild = row is None or row[0] != tokenizer
     if rebuild:
+        conn.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
         conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
     fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
     value = "coalesce(new.note, '') || ' ' || new.content"
@@ -92,6 +140,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
     conn.executescript(
         f"""
         CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(tokens, tokenize='{fts_tokenizer}');
+        CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} USING fts5vocab({FTS_TABLE}, 'row');
         DROP TRIGGER IF EXISTS entries_fts_insert;
         DROP TRIGGER IF EXISTS entries_fts_update;
         DROP TRIGGER IF EXISTS entries_fts_delete;
@@ -124,7 +173,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
 
 
 def search(
-    query: Callable[[str, tuple[object, ...]], list[tuple[object, ...]]],
+    query: QueryFn,
     *,
     expression: str,
     layer: str,

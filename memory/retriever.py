@@ -82,6 +82,7 @@ class MemoryRetriever:
         self.now = now
         self.max_text_chars = max_text_chars
         self._degraded = False
+        self._common_terms = keyword.CommonTerms(active.db.query, config.keyword_max_df)
 
     def retrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query; both empty strings on an empty store."""
@@ -151,7 +152,8 @@ class MemoryRetriever:
                 layer: rag.search(vector, self._depth(layer, limit), user_id)
                 for layer, rag in self.layers.items()
             }
-        expression = keyword.query_expression(query, self.config.keyword_tokenizer)
+        terms = keyword.query_terms(query, self.config.keyword_tokenizer)
+        expression = keyword.expression_of(self._common_terms.filter(terms))
         found: dict[Layer, list[Candidate]] = {}
         for layer, rag in self.layers.items():
             depth = self._depth(layer, limit)
@@ -161,6 +163,7 @@ class MemoryRetriever:
                 depth,
                 user_id,
                 rrf_k=self.config.rrf_k,
+                keyword_weight=self.config.keyword_weight,
                 depth=max(depth * self.config.candidate_multiplier, depth),
             )
         return found

@@ -33,8 +33,9 @@ def test_keywords_rescue_a_rare_word_that_dense_search_misses(make_manager, conf
     """999 near-identical chats bury an outlier for the HNSW graph; the word 'redis' finds it."""
     manager = make_manager(_hybrid(config))
     texts = [f"第{i}条记忆：编号{i}的普通日常" for i in range(999)]
-    manager.import_interactions({"user_input": t, "response": "嗯嗯，记住啦～"}
-                                for t in [*texts, REDIS, "尾巴"])
+    manager.import_interactions(
+        {"user_input": t, "response": "嗯嗯，记住啦～"} for t in [*texts, REDIS, "尾巴"]
+    )
     result = manager.retriever.retrieve_memories("redis 集群的配置在哪里")
     assert REDIS in result.memories[0].entry.content
     assert result.memories[0].similarity > 0.3  # keyword-only hits still report their cosine
@@ -85,9 +86,11 @@ class CountingStore:
     def __getattr__(self, name):  # type: ignore[no-untyped-def]
         attr = getattr(self.store, name)
         if name in {"add", "delete", "update_metadata", "clear", "drop"}:
+
             def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
                 self.writes += 1
                 return attr(*args, **kwargs)
+
             return counted
         return attr
 
@@ -96,8 +99,9 @@ class CountingStore:
 def test_one_retrieval_writes_only_what_it_returns(make_manager, config, size) -> None:
     config.active.capacity = 1
     manager: MemoryManager = make_manager(config)
-    manager.import_interactions({"user_input": f"日常记录{i}：今天做了第{i}件小事", "response": "嗯"}
-                                for i in range(size + 1))
+    manager.import_interactions(
+        {"user_input": f"日常记录{i}：今天做了第{i}件小事", "response": "嗯"} for i in range(size + 1)
+    )
     manager.flush()
     counters = {layer: CountingStore(rag.store) for layer, rag in manager.rag_layers.items()}
     for layer, rag in manager.rag_layers.items():
@@ -109,3 +113,41 @@ def test_one_retrieval_writes_only_what_it_returns(make_manager, config, size) -
     recalled = sum(1 for m in result.memories if m.entry.layer.value in {"temporary", "summary"})
     assert changed == recalled + 1  # the returned rows and the clock, whatever the size
     assert sum(c.writes for c in counters.values()) == 0
+
+
+def test_words_shared_by_most_memories_do_not_drive_the_keyword_ranking(make_manager, config) -> None:
+    """'前辈' is in every reply; the dog question must still find the corgi by meaning."""
+    manager = make_manager(_hybrid(config))
+    chats = [
+        f"今天第{i}件事：{topic}"
+        for i, topic in enumerate(
+            [
+                "吃了火锅",
+                "去了公园",
+                "看了电影",
+                "写了代码",
+                "买了咖啡",
+                "下雨了",
+                "加班到很晚",
+                "学了日语",
+                "跑了五公里",
+                "修了自行车",
+                "做了蛋糕",
+                "打扫了房间",
+                "见了老同学",
+                "听了演唱会",
+                "逛了书店",
+                "去了海边",
+                "练了吉他",
+                "养了多肉",
+                "洗了衣服",
+                "看了展览",
+            ]
+        )
+    ]
+    lines = ["我家有一只柯基，叫可乐，今天它把拖鞋咬坏了。", *chats, "最后"]
+    manager.import_interactions({"user_input": t, "response": "前辈辛苦啦～"} for t in lines)
+    kept = manager.retriever._common_terms.filter({"前辈", "柯基"})
+    assert kept == {"柯基"}
+    _, rag = manager.retrieve("前辈养的狗叫什么？")
+    assert "可乐" in rag

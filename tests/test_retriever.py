@@ -23,6 +23,7 @@ async def _with_summary(manager, texts: list[str]) -> None:
 async def test_quota_mode_takes_each_layers_quota(make_manager, config) -> None:
     config.active.capacity = 2
     config.retrieval.quotas = {"temporary": 2, "summary": 1, "static": 1}
+    config.retrieval.mode = "quota"
     manager = make_manager(config)
     await _with_summary(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
     result = manager.retriever.retrieve_memories("民谣")

@@ -111,12 +111,14 @@ class RagLayer:
         *,
         rrf_k: int,
         depth: int,
+        keyword_weight: float = 1.0,
     ) -> list[Candidate]:
         """Dense and keyword (FTS5 bm25) rankings fused by reciprocal rank, best ``top_k``.
 
         Args:
             expression: the FTS5 MATCH expression of the query (None: dense only).
             depth: how many candidates each ranking contributes.
+            keyword_weight: weight of the keyword ranking in the fusion (the dense one weighs 1).
         """
         if top_k <= 0:
             return []
@@ -129,9 +131,9 @@ class RagLayer:
             )
             keyword_ids = [entry_id for entry_id, _ in hits]
         fused: dict[str, float] = {}
-        for ranking in ([c.entry.id for c in dense], keyword_ids):
+        for ranking, weight in (([c.entry.id for c in dense], 1.0), (keyword_ids, keyword_weight)):
             for rank, entry_id in enumerate(ranking, start=1):
-                fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (rrf_k + rank)
+                fused[entry_id] = fused.get(entry_id, 0.0) + weight / (rrf_k + rank)
         best = sorted(fused, key=lambda i: fused[i], reverse=True)[:top_k]
         by_id = {c.entry.id: c for c in dense}
         missing = [i for i in best if i not in by_id]
