@@ -107,3 +107,15 @@ def fill(manager: MemoryManager, texts: list[str], *, user_id: str | None = None
         manager.record_interaction_sync(user_input=t, response="嗯嗯，记住啦～", user_id=user_id)
         for t in texts
     ]
+
+
+def check_user_isolation(manager: MemoryManager) -> None:
+    """One user's memories never reach another user or the shared scope (used per store mode)."""
+    fill(manager, ["我的银行卡密码提示是小狗的名字", "第二句"], user_id="alice")
+    fill(manager, ["我喜欢踢足球", "第二句"], user_id="bob")
+    active_b, rag_b = manager.retrieve("银行卡密码", user_id="bob")
+    assert "银行卡" not in active_b + rag_b
+    _, rag_a = manager.retrieve("银行卡密码", user_id="alice")
+    assert "银行卡" in rag_a
+    shared_active, shared_rag = manager.retrieve("银行卡密码")
+    assert "银行卡" not in shared_active + shared_rag

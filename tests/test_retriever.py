@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from conftest import fill
+from conftest import check_user_isolation, fill
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
@@ -58,14 +58,7 @@ def test_weighted_scores_are_similarity_times_layer_weight(make_manager, config)
 def test_one_user_never_sees_another_users_memories(make_manager, config) -> None:
     config.active.capacity = 1
     manager = make_manager(config)
-    fill(manager, ["我的银行卡密码提示是小狗的名字", "第二句"], user_id="alice")
-    fill(manager, ["我喜欢踢足球", "第二句"], user_id="bob")
-    active_b, rag_b = manager.retrieve("银行卡密码", user_id="bob")
-    assert "银行卡" not in active_b + rag_b
-    _, rag_a = manager.retrieve("银行卡密码", user_id="alice")
-    assert "银行卡" in rag_a
-    shared_active, shared_rag = manager.retrieve("银行卡密码")
-    assert "银行卡" not in shared_active + shared_rag
+    check_user_isolation(manager)
 
 
 def test_each_user_has_its_own_active_window(make_manager) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 from chroma_server import ChromaServer
-from conftest import fill, write_persona
+from conftest import check_user_isolation, fill, write_persona
 from langchain_core.embeddings import Embeddings
 
 from memory import Layer, MemoryConfig, MemoryManager, StoreMode
@@ -137,14 +137,7 @@ def test_one_user_never_sees_another_users_memories(
     config = server_setup[1]
     config.active.capacity = 1
     manager = open_manager(config)
-    fill(manager, ["我的银行卡密码提示是小狗的名字", "第二句"], user_id="alice")
-    fill(manager, ["我喜欢踢足球", "第二句"], user_id="bob")
-    active_b, rag_b = manager.retrieve("银行卡密码", user_id="bob")
-    assert "银行卡" not in active_b + rag_b
-    _, rag_a = manager.retrieve("银行卡密码", user_id="alice")
-    assert "银行卡" in rag_a
-    shared_active, shared_rag = manager.retrieve("银行卡密码")
-    assert "银行卡" not in shared_active + shared_rag
+    check_user_isolation(manager)
 
 
 def test_forgotten_entries_leave_the_server_collection(
