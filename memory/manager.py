@@ -79,6 +79,9 @@ class MemoryManager:
         try:
             self._open(data_dir, summary_model)
         except BaseException:
+            for part in (getattr(self, "backend", None), getattr(self, "db", None)):
+                if part is not None:
+                    part.close()
             self._release()
             raise
 
@@ -101,11 +104,8 @@ class MemoryManager:
         self.active = ActiveLayer(self.db, config.active.capacity, self.temporary.admit)
         self.summary = SummaryLayer(self.db, stores[Layer.SUMMARY], config.summary, self.now)
         self.static = StaticLayer(self.db, stores[Layer.STATIC], persona.static_dir, self.now)
-        self.rag_layers: dict[Layer, RagLayer] = {
-            Layer.TEMPORARY: self.temporary,
-            Layer.SUMMARY: self.summary,
-            Layer.STATIC: self.static,
-        }
+        searchable: tuple[RagLayer, ...] = (self.temporary, self.summary, self.static)
+        self.rag_layers: dict[Layer, RagLayer] = {layer.layer: layer for layer in searchable}
         self.sync = IndexSync(
             self.db,
             self.rag_layers,
