@@ -1,8 +1,9 @@
 """What the three searchable layers share: entries in SQLite, vectors in one Chroma collection.
 
 A layer's rows in the ``entries`` table are the truth; its collection is an index of them, kept
-in step by :meth:`RagLayer.index_pending` (rows with ``indexed = 0``) and
-:meth:`RagLayer.drop_archived` (rows archived but still in the collection).
+in step by :meth:`RagLayer.index_pending` (rows with ``indexed = 0``), by
+:meth:`memory.sync.IndexSync.export_archived` (archived rows leave the collection) and by
+:meth:`RagLayer.repair` at start.
 """
 
 from __future__ import annotations
