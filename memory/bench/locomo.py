@@ -102,9 +102,7 @@ def _conversation(sample: dict[str, Any]) -> Conversation:
             continue
         if any(e not in turns_by_id for e in evidence):
             continue  # malformed evidence ids: skipped, as in the reference table
-        questions.append(
-            Question(str(qa["question"]), category, tuple(turns_by_id[e] for e in evidence))
-        )
+        questions.append(Question(str(qa["question"]), category, tuple(turns_by_id[e] for e in evidence)))
     return Conversation(str(sample["sample_id"]), sessions, questions)
 
 

@@ -72,8 +72,14 @@ class Clock:
 
 
 def run_engine(
-    conv: Conversation, k: int, embedding: EmbeddingConfig, work: Path, *, mode: str,
-    forgetting: bool, summaries: bool,
+    conv: Conversation,
+    k: int,
+    embedding: EmbeddingConfig,
+    work: Path,
+    *,
+    mode: str,
+    forgetting: bool,
+    summaries: bool,
 ) -> Score:
     """Replay one conversation into a fresh engine and score its retrievals."""
     folder = Path(tempfile.mkdtemp(dir=work))
@@ -99,8 +105,7 @@ def run_engine(
     try:
         for date, units in conv.sessions:
             manager.import_interactions(
-                {"user_input": u.user_input, "response": u.response, "timestamp": u.timestamp}
-                for u in units
+                {"user_input": u.user_input, "response": u.response, "timestamp": u.timestamp} for u in units
             )
             clock.moment = max(date, units[-1].timestamp)
             asyncio.run(manager.run_summary_now())
@@ -128,8 +133,9 @@ def flat_rankings(conv: Conversation, embedding: EmbeddingConfig | None) -> list
         from rank_bm25 import BM25Okapi
 
         bm25 = BM25Okapi([_tokens(t) for t in texts])
-        return [list(np.argsort(-bm25.get_scores(_tokens(q.question)), kind="stable"))
-                for q in conv.questions]
+        return [
+            list(np.argsort(-bm25.get_scores(_tokens(q.question)), kind="stable")) for q in conv.questions
+        ]
     model = get_embeddings(embedding)
     units = np.asarray(model.embed_documents(texts))
     units /= np.linalg.norm(units, axis=1, keepdims=True)
@@ -170,31 +176,47 @@ def merge(scores: list[Score]) -> Score:
     return total
 
 
-def evaluate(convs: list[Conversation], ks: list[int], providers: list[str],
-             modes: list[str], work: Path, log: Callable[[str], None]) -> dict[str, dict[int, Score]]:
+def evaluate(
+    convs: list[Conversation],
+    ks: list[int],
+    providers: list[str],
+    modes: list[str],
+    work: Path,
+    log: Callable[[str], None],
+) -> dict[str, dict[int, Score]]:
     """Every retriever at every k, merged over conversations."""
     results: dict[str, dict[int, Score]] = {}
     bm25 = [flat_rankings(c, None) for c in convs]
     for k in ks:
         results.setdefault("flat BM25", {})[k] = merge(
-            [score_flat(c, r, k) for c, r in zip(convs, bm25, strict=True)])
+            [score_flat(c, r, k) for c, r in zip(convs, bm25, strict=True)]
+        )
     for name in providers:
         embedding = PROVIDERS[name]
         dense = [flat_rankings(c, embedding) for c in convs]
         for k in ks:
             results.setdefault(f"flat dense ({name})", {})[k] = merge(
-                [score_flat(c, r, k) for c, r in zip(convs, dense, strict=True)])
+                [score_flat(c, r, k) for c, r in zip(convs, dense, strict=True)]
+            )
             results.setdefault(f"flat RRF({name}+BM25)", {})[k] = merge(
-                [score_flat(c, [rrf(dq, bq) for dq, bq in zip(d, b, strict=True)], k)
-                 for c, d, b in zip(convs, dense, bm25, strict=True)])
+                [
+                    score_flat(c, [rrf(dq, bq) for dq, bq in zip(d, b, strict=True)], k)
+                    for c, d, b in zip(convs, dense, bm25, strict=True)
+                ]
+            )
         for mode in modes:
             for forgetting in (True, False):
                 label = f"engine {mode} ({name}), forgetting {'on' if forgetting else 'off'}"
                 for k in ks:
                     started = time.perf_counter()
-                    results.setdefault(label, {})[k] = merge([
-                        run_engine(c, k, embedding, work, mode=mode, forgetting=forgetting,
-                                   summaries=False) for c in convs])
+                    results.setdefault(label, {})[k] = merge(
+                        [
+                            run_engine(
+                                c, k, embedding, work, mode=mode, forgetting=forgetting, summaries=False
+                            )
+                            for c in convs
+                        ]
+                    )
                     log(f"{label} @{k}: {time.perf_counter() - started:.1f}s")
     return results
 
@@ -212,9 +234,13 @@ def render(results: dict[str, dict[int, Score]], ks: list[int]) -> Table:
     table.add_column("memories held", justify="right")
     for label, by_k in results.items():
         score = by_k[last]
-        table.add_row(label, *(f"{by_k[k].mean():.1f}" for k in ks),
-                      *(f"{score.mean(c):.1f}" for c in CATEGORY_NAMES),
-                      f"{score.all_found():.1f}", f"{score.held}/{score.units}")
+        table.add_row(
+            label,
+            *(f"{by_k[k].mean():.1f}" for k in ks),
+            *(f"{score.mean(c):.1f}" for c in CATEGORY_NAMES),
+            f"{score.all_found():.1f}",
+            f"{score.held}/{score.units}",
+        )
     return table
 
 
@@ -231,22 +257,44 @@ def main(argv: list[str]) -> int:
     console = Console(width=max(Console().width, 160))
     ks = [int(k) for k in args.k.split(",")]
     convs = load(args.dataset)[: args.limit or None]
-    console.print(f"{len(convs)} conversations, {sum(len(c.questions) for c in convs)} scored "
-                  f"questions, {sum(len(c.units) for c in convs)} interaction units")
+    console.print(
+        f"{len(convs)} conversations, {sum(len(c.questions) for c in convs)} scored "
+        f"questions, {sum(len(c.units) for c in convs)} interaction units"
+    )
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="persona-memory-quality-"))
     try:
-        results = evaluate(convs, ks, args.providers.split(","), args.modes.split(","), work,
-                           lambda line: console.print(f"[dim]{line}[/]"))
+        results = evaluate(
+            convs,
+            ks,
+            args.providers.split(","),
+            args.modes.split(","),
+            work,
+            lambda line: console.print(f"[dim]{line}[/]"),
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     console.print(render(results, ks))
     console.print(f"quality run took {time.perf_counter() - started:.0f}s")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({
-            label: {str(k): {"recall": s.mean(), "all_found": s.all_found(), "held": s.held,
-                             "units": s.units, **{CATEGORY_NAMES[c]: s.mean(c) for c in CATEGORY_NAMES}}
-                    for k, s in by_k.items()}
-            for label, by_k in results.items()}, indent=2), encoding="utf-8")
+        args.out.write_text(
+            json.dumps(
+                {
+                    label: {
+                        str(k): {
+                            "recall": s.mean(),
+                            "all_found": s.all_found(),
+                            "held": s.held,
+                            "units": s.units,
+                            **{CATEGORY_NAMES[c]: s.mean(c) for c in CATEGORY_NAMES},
+                        }
+                        for k, s in by_k.items()
+                    }
+                    for label, by_k in results.items()
+                },
+                indent=2,
+            ),
+            encoding="utf-8",
+        )
     return 0

@@ -1,0 +1,254 @@
+"""The performance benchmark: record, retrieve, bulk import, footprint, baseline, embedders.
+
+Every figure is measured in the same run on this machine; ``python -m memory.bench`` prints
+them as one table. Data lives in a temporary folder removed at the end (``--keep`` keeps it).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from memory.bench import QUERIES, folder_bytes, latency_ms, repo_root, synthetic_records, synthetic_texts
+from memory.config import MemoryConfig
+from memory.manager import MemoryManager
+
+USER = "bench-user"
+RECORD_SAMPLES = 150
+DEFAULT_DECAY_RETRIEVES = 30
+err = Console(stderr=True)
+
+
+def make_config(folder: Path, *, capacity: int = 10, decay: float | None = None) -> MemoryConfig:
+    """A default config whose state lives in ``folder``; ``decay`` overrides the temporary one."""
+    config = MemoryConfig()
+    config.personas_dir = str(repo_root() / "personas")
+    config.embedding.persist_dir = str(folder / "store")
+    config.archive_dir = str(folder / "archive")
+    config.active.capacity = capacity
+    if decay is not None:
+        config.temporary.decay_coefficient = decay
+    return config
+
+
+def _record_phase(folder: Path, capacity: int, prefill: int) -> dict[str, float]:
+    manager = MemoryManager("karin", make_config(folder, capacity=capacity))
+    try:
+        texts = synthetic_records(prefill + 5 + RECORD_SAMPLES, seed=11, user_id=USER)
+        durations: list[float] = []
+        for index, record in enumerate(texts):
+            started = time.perf_counter()
+            manager.record_interaction_sync(record["user_input"], record["response"], user_id=USER)
+            if index >= prefill + 5:  # the active window is full (if it is to be) and warm
+                durations.append(time.perf_counter() - started)
+        state = manager.debug_state()
+        result = latency_ms(durations)
+        result["active_count"] = float(state["active_count"])
+        result["temporary_count"] = float(state["temporary_count"])
+        return result
+    finally:
+        manager.close()
+
+
+def bench_record(work: Path) -> dict[str, dict[str, float]]:
+    """``record_interaction_sync`` latency with active not overflowing, then overflowing."""
+    calm = _record_phase(work / "record-calm", capacity=RECORD_SAMPLES + 50, prefill=0)
+    full = _record_phase(work / "record-overflow", capacity=10, prefill=10)
+    return {"not_overflowing": calm, "overflowing": full}
+
+
+def _retrieve_latency(manager: MemoryManager, repeats: int) -> dict[str, float]:
+    for query in QUERIES[:3]:
+        manager.retrieve(query, user_id=USER)  # warm-up
+    durations: list[float] = []
+    for _ in range(repeats):
+        for query in QUERIES:
+            started = time.perf_counter()
+            manager.retrieve(query, user_id=USER)
+            durations.append(time.perf_counter() - started)
+    return latency_ms(durations)
+
+
+def _import(manager: MemoryManager, size: int) -> dict[str, float]:
+    marks = {"done": 0, "next": max(size // 10, 1)}
+
+    def progress(batch: int) -> None:
+        marks["done"] += batch
+        if size >= 10_000 and marks["done"] >= marks["next"]:
+            err.log(f"  imported {marks['done']:,}/{size:,}")
+            marks["next"] += max(size // 10, 1)
+
+    batch = 2000 if size >= 10_000 else 500
+    report = manager.import_interactions(
+        synthetic_records(size, user_id=USER), batch_size=batch, progress=progress
+    )
+    manager.flush()
+    return {"imported": float(report.imported), "seconds": report.seconds, "rate": report.rate}
+
+
+def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
+    """Import ``size`` interactions, then time retrieval in the engine and in the flat baseline."""
+    from memory.bench.flat import FlatBaseline, engine_hnsw, raw_query_latency
+
+    folder = work / f"size-{size}"
+    config = make_config(folder, decay=1.0)
+    manager = MemoryManager("karin", config)
+    baseline: FlatBaseline | None = None
+    try:
+        err.log(f"size {size:,}: importing")
+        imported = _import(manager, size)
+        state = manager.debug_state()
+        err.log(f"size {size:,}: {imported['rate']:,.0f}/s; timing retrieval")
+        engine = _retrieve_latency(manager, repeats)
+        collections = [rag.store.backend.collection(rag.store.name) for rag in manager.rag_layers.values()]
+        baseline = FlatBaseline(folder / "flat", manager.embeddings, engine_hnsw(config.store))
+        copied, copy_seconds = baseline.copy_from(collections)
+        k = sum(int(v) for v in config.retrieval.quotas.values())
+        err.log(f"size {size:,}: flat baseline holds {copied:,}; timing it")
+        flat = baseline.search_latency(QUERIES, k, repeats)
+        vectors = manager.embeddings.embed_documents(list(QUERIES))
+        temporary = manager.temporary.store.backend.collection(manager.temporary.store.name)
+        quota = int(config.retrieval.quotas["temporary"])
+        raw_where = raw_query_latency(temporary, vectors, quota, {"scope": USER})
+        raw_plain = raw_query_latency(temporary, vectors, quota, None)
+    finally:
+        manager.close()
+        if baseline is not None:
+            baseline.close()
+    engine_bytes = folder_bytes(Path(config.embedding.persist_dir), Path(config.archive_dir))
+    return {
+        "size": size,
+        "import": imported,
+        "temporary_count": state["temporary_count"],
+        "static_count": state["static_count"],
+        "engine": engine,
+        "flat": flat,
+        "flat_count": copied,
+        "flat_copy_seconds": copy_seconds,
+        "ratio_p50": engine["p50"] / flat["p50"] if flat["p50"] else 0.0,
+        "raw_temporary_where": raw_where,
+        "raw_temporary_plain": raw_plain,
+        "disk_bytes": engine_bytes,
+        "disk_bytes_per_1k": engine_bytes / (size / 1000),
+        "flat_disk_bytes": folder_bytes(folder / "flat"),
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def bench_default_decay(work: Path, size: int = 1000) -> dict[str, float]:
+    """Retrieve p50 with the default decay (0.95) on a fresh store, before the forget horizon."""
+    manager = MemoryManager("karin", make_config(work / "default-decay"))
+    try:
+        _import(manager, size)
+        durations: list[float] = []
+        for query in QUERIES[:DEFAULT_DECAY_RETRIEVES]:
+            started = time.perf_counter()
+            manager.retrieve(query, user_id=USER)
+            durations.append(time.perf_counter() - started)
+        result = latency_ms(durations)
+        result["temporary_count_after"] = float(manager.debug_state()["temporary_count"])
+        return result
+    finally:
+        manager.close()
+
+
+def bench_embeddings(quick: bool) -> dict[str, dict[str, Any]]:
+    """Batched sentences/s, single-query ms and load time of each installed provider."""
+    import random
+
+    from langchain_core.embeddings import Embeddings
+
+    from memory.config import EmbeddingConfig
+    from memory.embeddings import (
+        HF_PROVIDER,
+        PACKAGED_MINILM,
+        UniversalSentenceEncoderEmbeddings,
+        get_embeddings,
+    )
+
+    rng = random.Random(3)
+    sentences = [synthetic_texts(rng)[0] for _ in range(500 if quick else 2000)]
+    providers = {
+        "use-multilingual": EmbeddingConfig(),
+        "huggingface (packaged MiniLM)": EmbeddingConfig(provider=HF_PROVIDER, model_name=PACKAGED_MINILM),
+    }
+    results: dict[str, dict[str, Any]] = {}
+    for name, config in providers.items():
+        try:
+            started = time.perf_counter()
+            model: Embeddings
+            if config.provider == HF_PROVIDER:
+                model = get_embeddings(config)
+            else:  # the engine already holds the cached one: time a fresh load
+                model = UniversalSentenceEncoderEmbeddings(
+                    threads=config.threads, batch_size=config.batch_size
+                )
+            model.embed_query("warm-up 热身")
+            load = time.perf_counter() - started
+        except Exception as exc:
+            results[name] = {"error": f"{type(exc).__name__}: {exc}"}
+            continue
+        started = time.perf_counter()
+        model.embed_documents(sentences)
+        batched = len(sentences) / (time.perf_counter() - started)
+        singles: list[float] = []
+        for query in QUERIES:
+            started = time.perf_counter()
+            model.embed_query(query)
+            singles.append(time.perf_counter() - started)
+        results[name] = {"load_seconds": load, "batched_per_s": batched, "single": latency_ms(singles)}
+    return results
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MiB (``ru_maxrss`` is KiB on Linux)."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
+
+
+def run(
+    sizes: list[int], *, repeats: int, quick: bool, keep: bool, mem0: bool, mem0_site: Path | None
+) -> dict[str, Any]:
+    """Measure everything in a temporary folder under ``data/`` and return the figures."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    base = repo_root() / "data"
+    base.mkdir(exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="bench-", dir=base))
+    started = time.perf_counter()
+    results: dict[str, Any] = {"sizes": sizes, "repeats": repeats, "queries": len(QUERIES), "quick": quick}
+    results["machine"] = {"cpus": os.cpu_count(), "load_start": os.getloadavg()}
+    try:
+        err.log("record latency")
+        results["record"] = bench_record(work)
+        results["retrieve"] = [bench_size(work, size, repeats) for size in sizes]
+        err.log("default-decay retrieval (1k)")
+        results["default_decay_1k"] = bench_default_decay(work)
+        results["peak_rss_mb_engine"] = peak_rss_mb()
+        err.log("embedding throughput")
+        results["embeddings"] = bench_embeddings(quick)
+        if mem0:
+            from memory.bench.mem0_probe import run_mem0
+
+            err.log("mem0")
+            results["mem0"] = run_mem0(work / "mem0", quick=quick, site=mem0_site)
+        else:
+            results["mem0"] = {"status": "skipped", "reason": "--no-mem0"}
+        results["peak_rss_mb"] = peak_rss_mb()
+    finally:
+        if keep:
+            err.log(f"data kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    results["wall_seconds"] = time.perf_counter() - started
+    results["machine"]["load_end"] = os.getloadavg()
+    return results
