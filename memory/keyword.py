@@ -144,13 +144,18 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         DROP TRIGGER IF EXISTS entries_fts_insert;
         DROP TRIGGER IF EXISTS entries_fts_update;
         DROP TRIGGER IF EXISTS entries_fts_delete;
+        DROP TRIGGER IF EXISTS entries_fts_archive;
         CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries WHEN new.layer <> 'archived' BEGIN
             INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
         END;
-        CREATE TRIGGER entries_fts_update AFTER UPDATE OF layer, note, content ON entries BEGIN
+        CREATE TRIGGER entries_fts_update AFTER UPDATE OF note, content ON entries BEGIN
             DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
             INSERT INTO {FTS_TABLE}(rowid, tokens)
                 SELECT new.seq, {indexed} WHERE new.layer <> 'archived';
+        END;
+        CREATE TRIGGER entries_fts_archive AFTER UPDATE OF layer ON entries
+        WHEN new.layer = 'archived' AND old.layer <> 'archived' BEGIN
+            DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
         END;
         CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
             DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;

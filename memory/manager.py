@@ -35,8 +35,9 @@ from memory.persona import load_persona
 from memory.recorder import NumberedRecord, Record, Recorder
 from memory.retriever import MemoryRetriever
 from memory.scheduler import MemoryScheduler
+from memory.scoped import ScopedStores
 from memory.state import build_debug_state, first_runs
-from memory.store import ChromaBackend, VectorStore
+from memory.store import ChromaBackend
 from memory.summarizer import Summarizer, load_model_factory
 from memory.sync import IndexSync
 from memory.validation import check_persona
@@ -95,7 +96,9 @@ class MemoryManager:
         self.embeddings = get_embeddings(config.embedding)
         self.backend = ChromaBackend(config.store, data_dir)
         stores = {
-            layer: VectorStore(self.backend, f"{persona.id}__{layer.value}", self.embeddings)
+            layer: ScopedStores(
+                self.backend, f"{persona.id}__{layer.value}", self.embeddings, shared=layer == Layer.STATIC
+            )
             for layer in (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)
         }
         self.archive = MemoryArchive(Path(config.archive_dir), persona.id)

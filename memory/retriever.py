@@ -138,10 +138,9 @@ class MemoryRetriever:
             self._degraded = True
             return [], True
         self._degraded = False
-        if self.config.mode != RetrievalMode.HYBRID:
-            floor = self.config.min_similarity
-            for layer, found in candidates.items():
-                candidates[layer] = [c for c in found if c.similarity >= floor]
+        floor = self.config.min_similarity
+        for layer, found in candidates.items():
+            candidates[layer] = [c for c in found if c.similarity >= floor]
         return self._select(candidates, limit), False
 
     def _candidates(

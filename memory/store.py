@@ -161,6 +161,11 @@ class ChromaBackend:
             name=name, configuration={"hnsw": hnsw}, embedding_function=None
         )
 
+    def collection_names(self) -> list[str]:
+        """Every collection name on the backend (guarded)."""
+        found = self.guard(lambda: self.client().list_collections())
+        return [getattr(c, "name", c) for c in found]
+
     def delete_collection(self, name: str) -> None:
         """Delete a collection; one that does not exist is already gone (unguarded)."""
         with contextlib.suppress(NotFoundError):

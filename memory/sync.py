@@ -19,7 +19,7 @@ from memory.archive import ArchivedMemory, MemoryArchive
 from memory.breaker import BreakerState, CircuitBreaker
 from memory.db import Database, from_epoch
 from memory.errors import StoreUnavailableError
-from memory.layers.base import Layer, user_of
+from memory.layers.base import Layer, scope_of, user_of
 from memory.layers.rag import RagLayer
 
 logger = logging.getLogger(__name__)
@@ -158,7 +158,7 @@ class IndexSync:
     def rebuild(self) -> int:
         """Drop every collection and index all live entries again; returns how many are live."""
         for layer in self.layers.values():
-            layer.store.drop()
+            layer.drop_all()
         with self.db.transaction() as conn:
             conn.execute("UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', 'static')")
         self.run()
@@ -194,8 +194,13 @@ class IndexSync:
             layer = self.layers.get(Layer(layer_name))
             if layer is None:
                 continue
+            by_scope: dict[str, list[str]] = {}
+            for m in memories:
+                if m.layer == layer_name:
+                    by_scope.setdefault(scope_of(m.user_id), []).append(m.id)
             try:
-                layer.store.delete([m.id for m in memories if m.layer == layer_name])
+                for scope, scope_ids in by_scope.items():
+                    layer.stores.for_scope(scope).delete(scope_ids)
             except StoreUnavailableError as exc:
                 logger.debug("archived entries stay in the index until repair: %s", exc)
         return len(to_write)

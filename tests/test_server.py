@@ -208,7 +208,7 @@ def test_restart_keeps_every_layer_on_the_server(
     for key in ("interactions_recorded", "active_count", "temporary_count", "static_count", "users"):
         assert after[key] == before[key], key
     assert after["store"]["pending_index"] == 0
-    assert again.temporary.store.count() == 2 and again.static.store.count() == 5
+    assert again.temporary.stores.for_scope("u1").count() == 2 and again.static.store.count() == 5
     active, rag = again.retrieve(REDIS_QUERY, user_id="u1")
     assert "/opt/redis/" in rag and FILLER[-1] in active
 

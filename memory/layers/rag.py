@@ -17,7 +17,8 @@ from datetime import datetime
 
 from memory import keyword
 from memory.db import ENTRY_COLUMNS, Database, entry_from_row
-from memory.layers.base import Layer, MemoryEntry, scope_of
+from memory.layers.base import SHARED_SCOPE, Layer, MemoryEntry, scope_of
+from memory.scoped import ScopedStores
 from memory.significance import significance_at
 from memory.store import VectorStore
 
@@ -51,10 +52,15 @@ class RagLayer:
     shared: bool = False
     """Static memories are shared by every user; other layers are kept per user scope."""
 
-    def __init__(self, db: Database, store: VectorStore, now: Callable[[], datetime]) -> None:
+    def __init__(self, db: Database, stores: ScopedStores, now: Callable[[], datetime]) -> None:
         self.db = db
-        self.store = store
+        self.stores = stores
         self.now = now
+
+    @property
+    def store(self) -> VectorStore:
+        """The collection of the shared scope (the only one of a shared layer)."""
+        return self.stores.for_scope(SHARED_SCOPE)
 
     def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
         """The number of live entries (in one scope, or all)."""
@@ -89,8 +95,7 @@ class RagLayer:
         if top_k <= 0:
             return []
         scope = scope_of(user_id)
-        where = None if self.shared else {"scope": scope}
-        hits = self.store.search(vector, top_k, where)
+        hits = self.stores.for_scope(scope).search(vector, top_k)
         if not hits:
             return []
         by_id = {e.id: e for e in self._live(h.id for h in hits)}
@@ -144,7 +149,7 @@ class RagLayer:
 
     def _candidates_for(self, ids: Sequence[str], vector: Vector, user_id: str | None) -> list[Candidate]:
         """Candidates for entries found by keywords only: similarity from their stored vectors."""
-        vectors = self.store.vectors(ids)
+        vectors = self.stores.for_scope(scope_of(user_id)).vectors(ids)
         tick = self.db.tick_of(scope_of(user_id))
         found = []
         for entry in self._live(ids):
@@ -175,11 +180,13 @@ class RagLayer:
             if not rows:
                 return total
             entries = [entry_from_row(r) for r in rows]
-            self.store.add(
-                [e.id for e in entries],
-                [e.index_text for e in entries],
-                [self.metadata(e) for e in entries],
-            )
+            by_scope: dict[str, list[MemoryEntry]] = {}
+            for entry in entries:
+                by_scope.setdefault(scope_of(entry.user_id), []).append(entry)
+            for scope, group in by_scope.items():
+                self.stores.for_scope(scope).add(
+                    [e.id for e in group], [e.index_text for e in group], [self.metadata(e) for e in group]
+                )
             with self.db.transaction() as conn:
                 conn.executemany(
                     "UPDATE entries SET indexed = 1 WHERE id = ? AND layer = ?",
@@ -203,22 +210,42 @@ class RagLayer:
         rows = self.db.query("SELECT id FROM entries WHERE layer = ?", (self.layer.value,))
         return {str(r[0]) for r in rows}
 
+    def live_ids_by_collection(self) -> dict[str, set[str]]:
+        """Live ids grouped by the collection that should hold them."""
+        rows = self.db.query("SELECT id, scope FROM entries WHERE layer = ?", (self.layer.value,))
+        grouped: dict[str, set[str]] = {}
+        for entry_id, scope in rows:
+            grouped.setdefault(self.stores.name_of(str(scope)), set()).add(str(entry_id))
+        return grouped
+
     def repair(self) -> tuple[int, int]:
         """Make the index match SQLite: add what it lacks, drop what SQLite does not hold live.
 
         Returns:
             (added, removed) counts.
         """
-        in_store = self.store.ids()
-        live = self.indexed_ids()
-        missing = live - in_store
+        live = self.live_ids_by_collection()
+        missing: list[str] = []
+        removed = 0
+        existing = self.stores.existing_names()
+        for name in existing | set(live):
+            store = self.stores.by_name(name)
+            in_store = store.ids() if name in existing else set()
+            expected = live.get(name, set())
+            missing.extend(expected - in_store)
+            extra = sorted(in_store - expected)
+            if extra:
+                store.delete(extra)
+                removed += len(extra)
         if missing:
             with self.db.transaction() as conn:
                 self.mark_unindexed(conn, sorted(missing))
-        extra = in_store - live
-        if extra:
-            self.store.delete(sorted(extra))
-        return self.index_pending(), len(extra)
+        return self.index_pending(), removed
+
+    def drop_all(self) -> None:
+        """Delete every collection of this layer (``reindex``)."""
+        for name in self.stores.existing_names() | self.stores.cached_names():
+            self.stores.by_name(name).drop()
 
 
 class DecayingLayer(RagLayer):

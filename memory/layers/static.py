@@ -21,7 +21,7 @@ from memory.db import Database
 from memory.errors import StaticMemoryError
 from memory.layers.base import SHARED_SCOPE, Layer
 from memory.layers.rag import RagLayer
-from memory.store import VectorStore
+from memory.scoped import ScopedStores
 
 logger = logging.getLogger(__name__)
 
@@ -109,8 +109,8 @@ class StaticLayer(RagLayer):
     layer = Layer.STATIC
     shared = True
 
-    def __init__(self, db: Database, store: VectorStore, folder: Path, now: Callable[[], datetime]) -> None:
-        super().__init__(db, store, now)
+    def __init__(self, db: Database, stores: ScopedStores, folder: Path, now: Callable[[], datetime]) -> None:
+        super().__init__(db, stores, now)
         self.folder = folder
 
     def load(self) -> int:

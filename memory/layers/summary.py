@@ -16,8 +16,8 @@ from memory.config import SummaryConfig
 from memory.db import Database
 from memory.layers.base import Layer, MemoryEntry, scope_of
 from memory.layers.rag import DecayingLayer
+from memory.scoped import ScopedStores
 from memory.significance import significance_at
-from memory.store import VectorStore
 
 CLEANED = "cleanup"
 
@@ -30,11 +30,11 @@ class SummaryLayer(DecayingLayer):
     def __init__(
         self,
         db: Database,
-        store: VectorStore,
+        stores: ScopedStores,
         config: SummaryConfig,
         now: Callable[[], datetime],
     ) -> None:
-        super().__init__(db, store, now)
+        super().__init__(db, stores, now)
         self.config = config
         self.decay_coefficient = config.decay_coefficient
         self.threshold = 0.0

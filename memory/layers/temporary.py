@@ -16,8 +16,8 @@ from memory.config import TemporaryConfig
 from memory.db import Database
 from memory.layers.base import Layer, MemoryEntry, scope_of
 from memory.layers.rag import DecayingLayer
+from memory.scoped import ScopedStores
 from memory.significance import forget_tick, significance_at
-from memory.store import VectorStore
 
 FORGOTTEN = "forgotten"
 
@@ -30,11 +30,11 @@ class TemporaryLayer(DecayingLayer):
     def __init__(
         self,
         db: Database,
-        store: VectorStore,
+        stores: ScopedStores,
         config: TemporaryConfig,
         now: Callable[[], datetime],
     ) -> None:
-        super().__init__(db, store, now)
+        super().__init__(db, stores, now)
         self.config = config
         self.decay_coefficient = config.decay_coefficient
         self.threshold = config.significance_threshold
