@@ -250,10 +250,6 @@ class VectorStore:
             hits.append(StoreHit(doc_id, text or "", dict(meta or {}), 1.0 - float(distance)))
         return hits
 
-    def search_text(self, query: str, top_k: int, where: Where | None = None) -> list[StoreHit]:
-        """Embed ``query`` and search."""
-        return self.search(self.embeddings.embed_query(query), top_k, where)
-
     def delete(self, ids: Sequence[str]) -> None:
         """Remove documents by id; unknown ids are ignored."""
         for start in range(0, len(ids), MAX_BATCH):
