@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from memory.db import Database
 from memory.layers.base import RetrievedMemory, scope_of
-from memory.layers.rag import DecayingLayer
+from memory.layers.decaying import DecayingLayer
 from memory.layers.temporary import TemporaryLayer
 
 

@@ -72,6 +72,16 @@ class RagLayer:
                 (self.layer.value, scope_of(user_id)),
             )
 
+    def has_entries(self, scope: str) -> bool:
+        """Whether the layer holds a live entry in ``scope`` (one indexed lookup)."""
+        if self.shared:
+            rows = self.db.query("SELECT 1 FROM entries WHERE layer = ? LIMIT 1", (self.layer.value,))
+        else:
+            rows = self.db.query(
+                "SELECT 1 FROM entries WHERE layer = ? AND scope = ? LIMIT 1", (self.layer.value, scope)
+            )
+        return bool(rows)
+
     def entries(self, user_id: str | None = None) -> list[MemoryEntry]:
         """Live entries of a scope, oldest first."""
         if self.shared:
@@ -95,6 +105,8 @@ class RagLayer:
         if top_k <= 0:
             return []
         scope = scope_of(user_id)
+        if not self.has_entries(scope):
+            return []  # an empty collection still costs a query
         hits = self.stores.for_scope(scope).search(vector, top_k)
         if not hits:
             return []
@@ -246,55 +258,3 @@ class RagLayer:
         """Delete every collection of this layer (``reindex``)."""
         for name in self.stores.existing_names() | self.stores.cached_names():
             self.stores.by_name(name).drop()
-
-
-class DecayingLayer(RagLayer):
-    """A layer whose entries decay per tick and are boosted when recalled."""
-
-    threshold: float = 0.0
-
-    def recall(self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> None:
-        """Boost the entries a retrieval returned at ``tick`` (writes only those rows)."""
-        from memory.significance import forget_tick, recall_at
-
-        if not entry_ids:
-            return
-        marks = ",".join("?" * len(entry_ids))
-        rows = conn.execute(
-            f"SELECT id, significance, changed_at FROM entries "
-            f"WHERE layer = ? AND scope = ? AND id IN ({marks})",
-            (self.layer.value, scope, *entry_ids),
-        ).fetchall()
-        updates = []
-        for entry_id, significance, changed_at in rows:
-            boosted = recall_at(float(significance), int(changed_at), tick, self.decay_coefficient)
-            forget_at = forget_tick(boosted, tick, self.decay_coefficient, self.threshold)
-            updates.append((boosted, tick, forget_at, entry_id))
-        conn.executemany(
-            "UPDATE entries SET significance = ?, changed_at = ?, forget_at = ? WHERE id = ?",
-            updates,
-        )
-
-    def archive(
-        self,
-        conn: sqlite3.Connection,
-        archived: Sequence[tuple[str, float]],
-        reason: str,
-        archived_at: datetime,
-    ) -> None:
-        """Move entries (id, final significance) to the archived state; exported after commit."""
-        conn.executemany(
-            "UPDATE entries SET layer = 'archived', archived_layer = ?, archived_reason = ?, "
-            "archived_at = ?, significance = ?, exported = 0 WHERE id = ? AND layer = ?",
-            [
-                (
-                    self.layer.value,
-                    reason,
-                    archived_at.timestamp(),
-                    value,
-                    entry_id,
-                    self.layer.value,
-                )
-                for entry_id, value in archived
-            ],
-        )

@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
+
 from memory.db import Database
 from memory.errors import StaticMemoryError
-from memory.layers.base import SHARED_SCOPE, Layer
-from memory.layers.rag import RagLayer
+from memory.layers.base import SHARED_SCOPE, Layer, MemoryEntry
+from memory.layers.rag import Candidate, RagLayer
 from memory.scoped import ScopedStores
 
 logger = logging.getLogger(__name__)
@@ -112,6 +114,7 @@ class StaticLayer(RagLayer):
     def __init__(self, db: Database, stores: ScopedStores, folder: Path, now: Callable[[], datetime]) -> None:
         super().__init__(db, stores, now)
         self.folder = folder
+        self._matrix: tuple[list[MemoryEntry], np.ndarray] | None = None
 
     def load(self) -> int:
         """Sync the layer with the files; returns how many memories are new.
@@ -145,7 +148,35 @@ class StaticLayer(RagLayer):
             conn.executemany("DELETE FROM entries WHERE id = ? AND layer = 'static'", [(i,) for i in removed])
         if removed:
             self.store.delete(removed)
+        self._matrix = None
         return len(new)
+
+    def search(self, vector: list[float], top_k: int, user_id: str | None) -> list[Candidate]:
+        """Exact cosine search over the preset memories, held in memory (they are few and fixed)."""
+        if top_k <= 0:
+            return []
+        if self._matrix is None:
+            self._matrix = self._load_matrix()
+            if self._matrix is None:
+                return super().search(vector, top_k, user_id)
+        entries, matrix = self._matrix
+        if not entries:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        scores = matrix @ (query / (np.linalg.norm(query) or 1.0))
+        best = np.argsort(-scores, kind="stable")[:top_k]
+        return [Candidate(entries[i], float(scores[i]), 1.0) for i in best]
+
+    def _load_matrix(self) -> tuple[list[MemoryEntry], np.ndarray] | None:
+        entries = self.entries()
+        vectors = self.store.vectors([e.id for e in entries]) if entries else {}
+        if len(vectors) < len(entries):
+            return None  # not indexed yet: use the store until it is
+        if not entries:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        matrix = np.asarray([vectors[e.id] for e in entries], dtype=np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        return entries, matrix
 
     def metadata(self, entry: object) -> dict[str, str | int | float | bool]:
         """Static memories carry no scope: every user shares them."""

@@ -15,7 +15,7 @@ from datetime import datetime
 from memory.config import SummaryConfig
 from memory.db import Database
 from memory.layers.base import Layer, MemoryEntry, scope_of
-from memory.layers.rag import DecayingLayer
+from memory.layers.decaying import DecayingLayer
 from memory.scoped import ScopedStores
 from memory.significance import significance_at
 
