@@ -186,12 +186,12 @@ def search(
     limit: int,
 ) -> list[tuple[str, float]]:
     """``(entry id, bm25 score)`` best first (FTS5's bm25 is lower-is-better; negated here)."""
-    scope_clause = "" if scope is None else "AND e.scope = ?"
+    scope_clause = "" if scope is None else "AND +e.scope = ?"
     params: Iterable[object] = (expression, layer, *(() if scope is None else (scope,)), limit)
     rows = query(
         f"SELECT e.id, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
-        f"JOIN entries e ON e.seq = {FTS_TABLE}.rowid "
-        f"WHERE {FTS_TABLE} MATCH ? AND e.layer = ? {scope_clause} ORDER BY rank LIMIT ?",
+        f"CROSS JOIN entries e ON e.seq = {FTS_TABLE}.rowid "  # matches first, then their rows
+        f"WHERE {FTS_TABLE} MATCH ? AND +e.layer = ? {scope_clause} ORDER BY rank LIMIT ?",
         tuple(params),
     )
     return [(str(entry_id), -float(rank)) for entry_id, rank in rows]  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ class DecayingLayer(RagLayer):
         marks = ",".join("?" * len(entry_ids))
         rows = conn.execute(
             f"SELECT id, significance, changed_at FROM entries "
-            f"WHERE layer = ? AND scope = ? AND id IN ({marks})",
+            f"WHERE +layer = ? AND +scope = ? AND id IN ({marks})",  # '+': look up by id, not by layer
             (self.layer.value, scope, *entry_ids),
         ).fetchall()
         updates = []

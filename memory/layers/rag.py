@@ -141,13 +141,7 @@ class RagLayer:
         if top_k <= 0:
             return []
         dense = self.search(vector, depth, user_id)
-        keyword_ids: list[str] = []
-        if expression is not None:
-            scope = None if self.shared else scope_of(user_id)
-            hits = keyword.search(
-                self.db.query, expression=expression, layer=self.layer.value, scope=scope, limit=depth
-            )
-            keyword_ids = [entry_id for entry_id, _ in hits]
+        keyword_ids = self.keyword_ranking(expression, depth, user_id) if expression else []
         fused: dict[str, float] = {}
         for ranking, weight in (([c.entry.id for c in dense], 1.0), (keyword_ids, keyword_weight)):
             for rank, entry_id in enumerate(ranking, start=1):
@@ -158,6 +152,20 @@ class RagLayer:
         if missing:
             by_id.update({c.entry.id: c for c in self._candidates_for(missing, vector, user_id)})
         return [replace(by_id[i], fused=fused[i]) for i in best if i in by_id]
+
+    def keyword_ranking(self, expression: str, depth: int, user_id: str | None) -> list[str]:
+        """Ids ranked by FTS5 bm25 for an FTS5 MATCH expression (empty scopes cost nothing)."""
+        scope = scope_of(user_id)
+        if not self.has_entries(scope):
+            return []
+        hits = keyword.search(
+            self.db.query,
+            expression=expression,
+            layer=self.layer.value,
+            scope=None if self.shared else scope,
+            limit=depth,
+        )
+        return [entry_id for entry_id, _ in hits]
 
     def _candidates_for(self, ids: Sequence[str], vector: Vector, user_id: str | None) -> list[Candidate]:
         """Candidates for entries found by keywords only: similarity from their stored vectors."""
@@ -176,7 +184,7 @@ class RagLayer:
             return []
         marks = ",".join("?" * len(id_list))
         rows = self.db.query(
-            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE layer = ? AND id IN ({marks})",
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE +layer = ? AND id IN ({marks})",  # by id, not layer
             (self.layer.value, *id_list),
         )
         return [entry_from_row(r) for r in rows]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ logger = logging.getLogger(__name__)
 STATIC_DIR = "static_memories"
 TEXT_SUFFIXES = {".txt", ".md"}
 _PARAGRAPH = re.compile(r"\n\s*\n")
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ class StaticLayer(RagLayer):
         super().__init__(db, stores, now)
         self.folder = folder
         self._matrix: tuple[list[MemoryEntry], np.ndarray] | None = None
+        self._texts: dict[str, str] | None = None
 
     def load(self) -> int:
         """Sync the layer with the files; returns how many memories are new.
@@ -149,6 +152,7 @@ class StaticLayer(RagLayer):
         if removed:
             self.store.delete(removed)
         self._matrix = None
+        self._texts = None
         return len(new)
 
     def search(self, vector: list[float], top_k: int, user_id: str | None) -> list[Candidate]:
@@ -166,6 +170,18 @@ class StaticLayer(RagLayer):
         scores = matrix @ (query / (np.linalg.norm(query) or 1.0))
         best = np.argsort(-scores, kind="stable")[:top_k]
         return [Candidate(entries[i], float(scores[i]), 1.0) for i in best]
+
+    def keyword_ranking(self, expression: str, depth: int, user_id: str | None) -> list[str]:
+        """In-memory keyword ranking (idf of the matched words): a full-table FTS match would
+        cost as much as the whole store to find a few preset memories."""
+        if self._texts is None:
+            self._texts = {e.id: e.index_text.lower() for e in self.entries()}
+        terms = {t.replace('""', '"') for t in _QUOTED.findall(expression)}
+        matched = {i: {t for t in terms if t in text} for i, text in self._texts.items()}
+        df = {t: sum(1 for found in matched.values() if t in found) for t in terms}
+        total = len(self._texts)
+        scores = {i: sum(math.log(1 + total / df[t]) for t in found) for i, found in matched.items() if found}
+        return sorted(scores, key=lambda i: scores[i], reverse=True)[:depth]
 
     def _load_matrix(self) -> tuple[list[MemoryEntry], np.ndarray] | None:
         entries = self.entries()
