@@ -17,6 +17,8 @@ from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any
 
+from memory.config_fields import parse_env_value as _parse_env_value
+from memory.config_fields import set_field as _set_field
 from memory.errors import ConfigError
 
 ENV_PREFIX = "PERSONA_MEMORY__"
@@ -270,50 +272,3 @@ def _enum(kind: type[Enum], value: object, field_name: str) -> Any:
     except ValueError as exc:
         allowed = ", ".join(repr(m.value) for m in kind)  # type: ignore[attr-defined]
         raise ConfigError(field_name, f"unknown value {value!r}; expected one of {allowed}") from exc
-
-
-def _parse_env_value(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
-def _set_field(target: Any, key: str, value: Any) -> None:
-    names = {f.name: f for f in dataclasses.fields(target)}
-    if key not in names:
-        raise ConfigError(key, f"unknown field (known: {', '.join(sorted(names))})")
-    current = getattr(target, key)
-    if dataclasses.is_dataclass(current):
-        if not isinstance(value, dict):
-            raise ConfigError(key, "must be a table of fields")
-        for sub_key, sub_value in value.items():
-            try:
-                _set_field(current, sub_key, sub_value)
-            except ConfigError as exc:
-                raise ConfigError(f"{key}.{exc.field}", str(exc).split(": ", 1)[1]) from exc
-        return
-    setattr(target, key, _coerce(key, current, value))
-
-
-def _coerce(key: str, current: Any, value: Any) -> Any:
-    if isinstance(current, bool):
-        if isinstance(value, str):
-            value = value.strip().lower() in {"1", "true", "yes", "on"}
-        return bool(value)
-    if isinstance(current, Enum):
-        return value
-    if isinstance(current, dict):
-        if not isinstance(value, dict):
-            raise ConfigError(key, "must be a table")
-        return {**current, **value}
-    try:
-        if isinstance(current, int):
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError(value)
-            return int(value)
-        if isinstance(current, float):
-            return float(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(key, f"must be a {type(current).__name__}, got {value!r}") from exc
-    return str(value)

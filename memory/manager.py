@@ -267,10 +267,7 @@ class MemoryManager:
         return self.retriever.retrieve(query, user_id=user_id)
 
     def flush(self) -> bool:
-        """Bring the vector index and the archive file up to date with SQLite now.
-
-        Returns False when the store is failing (the work stays pending and is retried).
-        """
+        """Bring the vector index and archive file up to SQLite now; False while the store fails."""
         self._check_open()
         try:
             return self.sync.flush()
