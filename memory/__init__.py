@@ -1,64 +1,44 @@
 """persona-memory: a four-layer long-term memory engine for persona-driven LLM chatbots.
 
-Public names only; everything else lives in private-by-convention modules.
+The public names are below; every other module is internal and may change. Errors not listed
+here live in :mod:`memory.errors` (all derive from :class:`MemoryEngineError`).
 """
 
-from memory.archive import ArchivedMemory, MemoryArchive
 from memory.config import MemoryConfig, RetrievalMode, StoreMode
 from memory.errors import (
+    ClosedError,
     ConfigError,
-    EmbeddingError,
     InputTooLargeError,
     InputTypeError,
     InvalidInputError,
     MemoryEngineError,
     PersonaNotFoundError,
-    StaticMemoryError,
     StoreError,
     StoreLockedError,
-    StoreUnavailableError,
 )
-from memory.layers import (
-    ActiveLayer,
-    Interaction,
-    Layer,
-    MemoryEntry,
-    RetrievedMemory,
-    StaticLayer,
-    SummaryLayer,
-    TemporaryLayer,
-)
+from memory.importer import ImportReport
 from memory.manager import MemoryManager
-from memory.retriever import MemoryRetriever, RetrievalResult
-from memory.store import VectorStore
+from memory.model import Interaction, Layer, MemoryEntry, RetrievedMemory
+from memory.retriever import RetrievalResult
 
 __all__ = [
-    "ActiveLayer",
-    "ArchivedMemory",
+    "ClosedError",
     "ConfigError",
-    "EmbeddingError",
+    "ImportReport",
     "InputTooLargeError",
     "InputTypeError",
     "Interaction",
     "InvalidInputError",
     "Layer",
-    "MemoryArchive",
     "MemoryConfig",
     "MemoryEngineError",
     "MemoryEntry",
     "MemoryManager",
-    "MemoryRetriever",
     "PersonaNotFoundError",
     "RetrievalMode",
     "RetrievalResult",
     "RetrievedMemory",
-    "StaticLayer",
-    "StaticMemoryError",
     "StoreError",
     "StoreLockedError",
     "StoreMode",
-    "StoreUnavailableError",
-    "SummaryLayer",
-    "TemporaryLayer",
-    "VectorStore",
 ]

@@ -1,4 +1,4 @@
-"""SQLite (WAL) system of record: the journal, entries, summary buffer, decay clocks, bookkeeping.
+"""SQLite (WAL) system of record: the connection, transactions, bookkeeping and decay clocks.
 
 One database per persona. Chroma is derived from it. All writes go through
 :meth:`Database.transaction`, one ``BEGIN IMMEDIATE`` ... ``COMMIT`` under a process-wide lock.
@@ -8,90 +8,30 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memory import keyword
 from memory.errors import StoreError, StoreLockedError
-from memory.layers.base import Layer, MemoryEntry, user_of
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS interactions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT UNIQUE NOT NULL,
-    scope TEXT NOT NULL,
-    user_input TEXT NOT NULL,
-    response TEXT NOT NULL,
-    timestamp REAL NOT NULL,
-    note TEXT,
-    buffered INTEGER NOT NULL DEFAULT 1
-);
-CREATE INDEX IF NOT EXISTS interactions_buffer ON interactions(scope, buffered, seq);
-CREATE TABLE IF NOT EXISTS entries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT UNIQUE NOT NULL,
-    layer TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    content TEXT NOT NULL,
-    note TEXT,
-    created_at REAL NOT NULL,
-    significance REAL NOT NULL,
-    changed_at INTEGER NOT NULL DEFAULT 0,
-    forget_at INTEGER,
-    indexed INTEGER NOT NULL DEFAULT 0,
-    tags TEXT NOT NULL DEFAULT '[]',
-    source TEXT,
-    archived_layer TEXT,
-    archived_reason TEXT,
-    archived_at REAL,
-    exported INTEGER NOT NULL DEFAULT 1
-);
-CREATE INDEX IF NOT EXISTS entries_layer_scope ON entries(layer, scope, seq);
-CREATE INDEX IF NOT EXISTS entries_forget ON entries(layer, scope, forget_at);
-CREATE INDEX IF NOT EXISTS entries_unindexed ON entries(indexed, layer);
-CREATE INDEX IF NOT EXISTS entries_unexported ON entries(exported);
 CREATE TABLE IF NOT EXISTS clock (scope TEXT PRIMARY KEY, tick INTEGER NOT NULL);
 """
 
-ENTRY_COLUMNS = "id, layer, scope, content, note, created_at, significance, changed_at, tags, source"
-
-
-def to_epoch(moment: datetime) -> float:
-    """Seconds since the epoch of an aware datetime."""
-    return moment.timestamp()
+Installer = Callable[[sqlite3.Connection], object]
+"""Creates (or migrates) the tables of one owner module when the database is opened."""
 
 
 def from_epoch(seconds: float) -> datetime:
     """An aware UTC datetime from epoch seconds."""
     return datetime.fromtimestamp(seconds, UTC)
-
-
-def entry_from_row(row: sqlite3.Row | tuple[object, ...]) -> MemoryEntry:
-    """Build a :class:`MemoryEntry` from a row selected with :data:`ENTRY_COLUMNS`."""
-    (entry_id, layer, scope, content, note, created_at, significance, changed_at, tags, source) = tuple(row)
-    return MemoryEntry(
-        id=str(entry_id),
-        layer=Layer(str(layer)),
-        content=str(content),
-        created_at=from_epoch(float(created_at)),  # type: ignore[arg-type]
-        user_id=user_of(str(scope)),
-        significance=float(significance),  # type: ignore[arg-type]
-        changed_at=int(changed_at),  # type: ignore[call-overload]
-        note=None if note is None else str(note),
-        tags=tuple(json.loads(str(tags))),
-        source=None if source is None else str(source),
-    )
 
 
 class FolderLock:
@@ -131,14 +71,17 @@ class FolderLock:
 
 
 class Database:
-    """The SQLite database of one persona.
+    """The SQLite database of one persona: connection, transactions, bookkeeping, decay clocks.
+
+    Owns the ``meta`` and ``clock`` tables; every other table is created by the module that owns
+    it, through the ``installers`` run when the file is opened.
 
     Raises:
         StoreError: the file exists but is not a readable SQLite database; it is left untouched.
     """
 
     def __init__(
-        self, path: Path, *, synchronous: str = "NORMAL", keyword_tokenizer: str = keyword.JIEBA
+        self, path: Path, *, synchronous: str = "NORMAL", installers: Sequence[Installer] = ()
     ) -> None:
         self.path = path
         self._lock = threading.RLock()
@@ -154,12 +97,9 @@ class Database:
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
             self._conn.executescript(_SCHEMA)
-            self._conn.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                (SCHEMA_VERSION,),
-            )
             with self._lock:
-                keyword.install(self._conn, keyword_tokenizer, cache_dir=path.parent)
+                for install in installers:
+                    install(self._conn)
         except sqlite3.OperationalError as exc:
             with contextlib.suppress(Exception):
                 self._conn.close()
@@ -185,43 +125,66 @@ class Database:
                 raise
             self._conn.execute("COMMIT")
 
-    def query(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Run a read query and return all rows."""
         with self._lock:
-            return list(self._conn.execute(sql, params).fetchall())
+            return list(self._conn.execute(sql, tuple(params)).fetchall())
 
-    def scalar(self, sql: str, params: tuple[object, ...] = ()) -> object:
+    def scalar(self, sql: str, params: Sequence[object] = ()) -> object:
         """Run a read query returning one value (``None`` when there is no row)."""
         rows = self.query(sql, params)
         return rows[0][0] if rows else None
 
-    def count(self, sql: str, params: tuple[object, ...] = ()) -> int:
+    def count(self, sql: str, params: Sequence[object] = ()) -> int:
         """Run a ``SELECT COUNT(*)`` style query and return the number."""
         value = self.scalar(sql, params)
         return int(value) if isinstance(value, (int, float)) else 0
+
+    @property
+    def total_changes(self) -> int:
+        """Rows written through this connection since it opened (to check what a call writes)."""
+        with self._lock:
+            return self._conn.total_changes
 
     def get_meta(self, key: str) -> str | None:
         """A bookkeeping value (last summary time...) or ``None``."""
         value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
         return None if value is None else str(value)
 
-    def set_meta(self, key: str, value: str) -> None:
-        """Store a bookkeeping value in its own transaction."""
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+    def set_meta(self, key: str, value: str, conn: sqlite3.Connection | None = None) -> None:
+        """Store a bookkeeping value (in ``conn``'s transaction, or its own)."""
+        sql = (
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+        )
+        if conn is not None:
+            conn.execute(sql, (key, value))
+            return
+        with self.transaction() as own:
+            own.execute(sql, (key, value))
 
     def tick_of(self, scope: str) -> int:
         """The current tick of a scope's decay clock (0 before its first retrieval)."""
         return self.count("SELECT tick FROM clock WHERE scope = ?", (scope,))
 
-    def scopes(self) -> list[str]:
-        """Every user scope that has an interaction or a clock."""
-        rows = self.query("SELECT DISTINCT scope FROM interactions UNION SELECT scope FROM clock ORDER BY 1")
-        return [str(r[0]) for r in rows]
+    @staticmethod
+    def tick_in(conn: sqlite3.Connection, scope: str) -> int:
+        """The current tick of a scope's clock, read inside a write transaction."""
+        row = conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()
+        return int(row[0]) if row else 0
+
+    @staticmethod
+    def advance_clock(conn: sqlite3.Connection, scope: str) -> int:
+        """Advance a scope's clock by one tick inside a write transaction; returns the new tick."""
+        row = conn.execute(
+            "INSERT INTO clock(scope, tick) VALUES (?, 1) "
+            "ON CONFLICT(scope) DO UPDATE SET tick = tick + 1 RETURNING tick",
+            (scope,),
+        ).fetchone()
+        return int(row[0])
+
+    def clock_scopes(self) -> list[str]:
+        """Every scope whose clock has ticked."""
+        return [str(r[0]) for r in self.query("SELECT scope FROM clock ORDER BY scope")]
 
     def close(self) -> None:
         """Checkpoint the WAL and close (idempotent)."""

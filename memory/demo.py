@@ -17,8 +17,8 @@ from rich.panel import Panel
 from rich.table import Table
 
 from memory.config import MemoryConfig
-from memory.layers.base import RetrievedMemory
 from memory.manager import MemoryManager
+from memory.model import RetrievedMemory
 
 SAMPLE = "karin_dialogue.json"
 
@@ -78,10 +78,11 @@ async def _walkthrough(console: Console, manager: MemoryManager, clock: ReplayCl
     sample = load_sample()
     stamps = timeline(sample, datetime.now(UTC))
     console.rule(f"[bold]persona-memory demo: {manager.persona.name}")
+    state = manager.debug_state()
     console.print(
-        f"static memories loaded: {manager.static.count()}  |  "
+        f"static memories loaded: {state['static_count']}  |  "
         f"active capacity: {manager.config.active.capacity}  |  "
-        f"embedding: {manager.debug_state()['embedding_model']}"
+        f"embedding: {state['embedding_model']}"
     )
     day = None
     for item, stamp in zip(sample["interactions"], stamps, strict=True):
@@ -104,7 +105,7 @@ async def _walkthrough(console: Console, manager: MemoryManager, clock: ReplayCl
     shown_active: str | None = None
     found = 0
     for number, question in enumerate(sample["questions"], start=1):
-        result = manager.retriever.retrieve_memories(question["query"])
+        result = manager.retrieve_memories(question["query"])
         console.rule(f"[bold cyan]Q{number}: {question['query']}")
         console.print(f"[dim]expected: {question['expect']}[/]")
         if result.active_text != shown_active:

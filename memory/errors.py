@@ -12,6 +12,10 @@ class MemoryEngineError(Exception):
     """Root of every error raised by persona-memory (``MemoryError`` is a Python built-in)."""
 
 
+class ClosedError(MemoryEngineError, RuntimeError):
+    """The manager was closed (``close()``, ``stop()`` or the end of a ``with`` block)."""
+
+
 class ConfigError(MemoryEngineError, ValueError):
     """A configuration value is invalid; the message names the field."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from memory.layers.base import Layer, MemoryEntry, RetrievedMemory
+from memory.model import Layer, MemoryEntry, RetrievedMemory
 
 _UNITS = (
     (365 * 86400, "年", "year"),

@@ -2,23 +2,29 @@
 
 Idempotent: a summary's id derives from the interactions it covers, and the buffer is cleared in
 the same transaction that stores the summary, so a crash in between neither loses nor doubles.
+Database work runs in worker threads, never on the event loop; users are summarised
+concurrently, at most ``concurrency`` at a time (the model calls are what takes time).
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from memory.db import Database
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
-from memory.layers.base import Layer, MemoryEntry
 from memory.layers.summary import SummaryLayer
-from memory.state import LAST_CLEANUP, LAST_SUMMARY
+from memory.model import Interaction, Layer, MemoryEntry, user_of
 from memory.summarizer import Summarizer
 
 _SUMMARY_NAMESPACE = uuid.UUID("6f1c1f7e-3a57-4c1e-9d59-8a3f2b0c6d11")
+LAST_SUMMARY = "last_summary_at"
+LAST_CLEANUP = "last_cleanup_at"
+SUMMARY_JOB = "summary"
+CLEANUP_JOB = "cleanup"
 
 
 class SummaryJobs:
@@ -33,6 +39,7 @@ class SummaryJobs:
         summary: SummaryLayer,
         summarizer: Summarizer,
         now: Callable[[], datetime],
+        concurrency: int = 4,
     ) -> None:
         self.db = db
         self.journal = journal
@@ -40,31 +47,46 @@ class SummaryJobs:
         self.summary = summary
         self.summarizer = summarizer
         self.now = now
+        self.concurrency = concurrency
 
     async def summarize(self) -> int:
         """One summary per user with a non-empty buffer (its active window plus buffer)."""
-        written = 0
-        for scope in self.journal.buffered_scopes():
-            buffered = self.journal.buffered(scope)
-            if not buffered:
-                continue
-            user_id = buffered[0].user_id
-            window_ids = [e.id for e in self.active.entries(user_id)]
-            interactions = self.journal.by_ids(sorted({*window_ids, *(i.id for i in buffered)}))
-            text, method = await self.summarizer.summarize(interactions)
-            covered = ",".join(i.id for i in buffered)
-            entry = MemoryEntry(
-                id=str(uuid.uuid5(_SUMMARY_NAMESPACE, f"{scope}|{covered}")),
-                layer=Layer.SUMMARY,
-                content=text,
-                created_at=self.now(),
-                user_id=user_id,
-                source=method,
-            )
-            with self.db.transaction() as conn:
-                written += int(self.summary.add(conn, entry))
-                self.journal.clear_buffer(conn, [i.id for i in buffered])
-        self.db.set_meta(LAST_SUMMARY, self.now().isoformat())
+        scopes = await asyncio.to_thread(self.journal.buffered_scopes)
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(scope: str) -> int:
+            async with gate:
+                buffered, interactions = await asyncio.to_thread(self._gather, scope)
+                if not buffered:
+                    return 0
+                text, method = await self.summarizer.summarize(interactions)
+                return await asyncio.to_thread(self._store, scope, buffered, text, method)
+
+        written = sum(await asyncio.gather(*(one(scope) for scope in scopes)))
+        await asyncio.to_thread(self.db.set_meta, LAST_SUMMARY, self.now().isoformat())
+        return written
+
+    def _gather(self, scope: str) -> tuple[list[Interaction], list[Interaction]]:
+        """The scope's buffer, and what its summary covers: the active window plus the buffer."""
+        buffered = self.journal.buffered(scope)
+        if not buffered:
+            return [], []
+        window_ids = [e.id for e in self.active.entries(user_of(scope))]
+        return buffered, self.journal.by_ids(sorted({*window_ids, *(i.id for i in buffered)}))
+
+    def _store(self, scope: str, buffered: list[Interaction], text: str, method: str) -> int:
+        covered = ",".join(i.id for i in buffered)
+        entry = MemoryEntry(
+            id=str(uuid.uuid5(_SUMMARY_NAMESPACE, f"{scope}|{covered}")),
+            layer=Layer.SUMMARY,
+            content=text,
+            created_at=self.now(),
+            user_id=user_of(scope),
+            source=method,
+        )
+        with self.db.transaction() as conn:
+            written = int(self.summary.add(conn, entry))
+            self.journal.clear_buffer(conn, [i.id for i in buffered])
         return written
 
     def cleanup(self) -> int:
@@ -73,5 +95,23 @@ class SummaryJobs:
         with self.db.transaction() as conn:
             for scope in self.summary.scopes():
                 removed += self.summary.cleanup(conn, scope)
-        self.db.set_meta(LAST_CLEANUP, self.now().isoformat())
+            self.db.set_meta(LAST_CLEANUP, self.now().isoformat(), conn)
         return removed
+
+
+def first_runs(
+    db: Database, now: datetime, *, summary_interval: float, cleanup_interval: float
+) -> dict[str, datetime]:
+    """When each job should first run after a (re)start: one interval after its last run.
+
+    A job overdue from before the restart runs right away (once), not twice and not skipped.
+    """
+    runs: dict[str, datetime] = {}
+    for job, key, interval in (
+        (SUMMARY_JOB, LAST_SUMMARY, summary_interval),
+        (CLEANUP_JOB, LAST_CLEANUP, cleanup_interval),
+    ):
+        last = db.get_meta(key)
+        if last is not None:
+            runs[job] = max(datetime.fromisoformat(last) + timedelta(seconds=interval), now)
+    return runs

@@ -6,9 +6,28 @@ import sqlite3
 from collections.abc import Sequence
 
 from memory.db import Database, from_epoch
-from memory.layers.base import Interaction, scope_of, user_of
+from memory.model import Interaction, scope_of, user_of
 
 _COLUMNS = "id, scope, user_input, response, timestamp, note"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS interactions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT UNIQUE NOT NULL,
+    scope TEXT NOT NULL,
+    user_input TEXT NOT NULL,
+    response TEXT NOT NULL,
+    timestamp REAL NOT NULL,
+    note TEXT,
+    buffered INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS interactions_buffer ON interactions(scope, buffered, seq);
+"""
+
+
+def install(conn: sqlite3.Connection) -> None:
+    """Create the ``interactions`` table (an :data:`memory.db.Installer`)."""
+    conn.executescript(SCHEMA)
 
 
 def _from_row(row: Sequence[object]) -> Interaction:
@@ -74,6 +93,10 @@ class Journal:
         )
         return [_from_row(r) for r in rows]
 
+    def scopes(self) -> list[str]:
+        """Every scope that has recorded an interaction."""
+        return [str(r[0]) for r in self.db.query("SELECT DISTINCT scope FROM interactions ORDER BY 1")]
+
     def buffered_scopes(self) -> list[str]:
         """Scopes with a non-empty buffer."""
         rows = self.db.query("SELECT DISTINCT scope FROM interactions WHERE buffered = 1")
@@ -87,10 +110,7 @@ class Journal:
         """Buffered interactions (one scope, or all when ``scope`` is None)."""
         if scope is None:
             return self.db.count("SELECT COUNT(*) FROM interactions WHERE buffered = 1")
-        else:
-            return self.db.count(
-                "SELECT COUNT(*) FROM interactions WHERE buffered = 1 AND scope = ?", (scope,)
-            )
+        return self.db.count("SELECT COUNT(*) FROM interactions WHERE buffered = 1 AND scope = ?", (scope,))
 
     def count(self) -> int:
         """Every interaction ever recorded."""

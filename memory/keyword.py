@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from memory.model import Layer
+
 JIEBA = "jieba"
 TRIGRAM = "trigram"
 TOKENIZERS = (JIEBA, TRIGRAM)
@@ -74,15 +76,9 @@ def query_terms(query: str, tokenizer: str) -> set[str]:
     return {w for w in words(query) if w not in STOPWORDS}
 
 
-def expression_of(terms: Iterable[str]) -> str | None:
-    """An FTS5 MATCH expression matching any of ``terms``; ``None`` if there are none."""
-    quoted = sorted('"' + t.replace('"', '""') + '"' for t in terms)
-    return " OR ".join(quoted) if quoted else None
-
-
-def query_expression(query: str, tokenizer: str) -> str | None:
-    """An FTS5 MATCH expression: any of the query's informative terms; ``None`` if it has none."""
-    return expression_of(query_terms(query, tokenizer))
+def _match_expression(terms: Iterable[str]) -> str:
+    """An FTS5 MATCH expression matching any of ``terms`` (each quoted: no FTS5 syntax gets through)."""
+    return " OR ".join(sorted('"' + t.replace('"', '""') + '"' for t in terms))
 
 
 class CommonTerms:
@@ -135,6 +131,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         conn.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
         conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
     fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
+    archived = Layer.ARCHIVED.value
     value = "coalesce(new.note, '') || ' ' || new.content"
     indexed = value if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}({value})"
     conn.executescript(
@@ -145,16 +142,16 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         DROP TRIGGER IF EXISTS entries_fts_update;
         DROP TRIGGER IF EXISTS entries_fts_delete;
         DROP TRIGGER IF EXISTS entries_fts_archive;
-        CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries WHEN new.layer <> 'archived' BEGIN
+        CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries WHEN new.layer <> '{archived}' BEGIN
             INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
         END;
         CREATE TRIGGER entries_fts_update AFTER UPDATE OF note, content ON entries BEGIN
             DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
             INSERT INTO {FTS_TABLE}(rowid, tokens)
-                SELECT new.seq, {indexed} WHERE new.layer <> 'archived';
+                SELECT new.seq, {indexed} WHERE new.layer <> '{archived}';
         END;
         CREATE TRIGGER entries_fts_archive AFTER UPDATE OF layer ON entries
-        WHEN new.layer = 'archived' AND old.layer <> 'archived' BEGIN
+        WHEN new.layer = '{archived}' AND old.layer <> '{archived}' BEGIN
             DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
         END;
         CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
@@ -167,7 +164,8 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         column = content if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}({content})"
         conn.execute(
             f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries "
-            "WHERE layer <> 'archived'"
+            "WHERE layer <> ?",
+            (archived,),
         )
         conn.execute(
             "INSERT INTO meta(key, value) VALUES ('keyword_tokenizer', ?) "
@@ -180,12 +178,18 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
 def search(
     query: QueryFn,
     *,
-    expression: str,
+    terms: Iterable[str],
     layer: str,
     scope: str | None,
     limit: int,
 ) -> list[tuple[str, float]]:
-    """``(entry id, bm25 score)`` best first (FTS5's bm25 is lower-is-better; negated here)."""
+    """``(entry id, bm25 score)`` of entries matching any term, best first.
+
+    FTS5's bm25 is lower-is-better; it is negated here. No terms: no match.
+    """
+    expression = _match_expression(terms)
+    if not expression:
+        return []
     scope_clause = "" if scope is None else "AND +e.scope = ?"
     params: Iterable[object] = (expression, layer, *(() if scope is None else (scope,)), limit)
     rows = query(

@@ -1,8 +1,12 @@
-"""MemoryManager: the entry point; the only module that knows all four layers.
+"""MemoryManager: the entry point; the only public object that knows all four layers.
 
 Data flows one way: manager -> layers -> store / archive. A ``record_*`` call returns once its
 SQLite transaction has committed; the vector index and the archive file follow (see
 :mod:`memory.sync`), so an acknowledged interaction is never lost.
+
+Lifecycle, like an httpx client: the constructor opens the files; ``with`` closes them;
+``async with`` also starts and stops the scheduled jobs. A closed manager raises
+:class:`~memory.errors.ClosedError`.
 """
 
 from __future__ import annotations
@@ -12,37 +16,36 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
+from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable
 
-from memory.archive import MemoryArchive
-from memory.config import MemoryConfig, StoreMode
-from memory.db import Database, FolderLock
-from memory.decay import DecayTick
-from memory.embeddings import get_embeddings
+from memory.config import MemoryConfig
+from memory.engine import Engine, open_engine
+from memory.errors import ClosedError
 from memory.importer import ImportReport
-from memory.jobs import SummaryJobs
-from memory.journal import Journal
-from memory.layers.active import ActiveLayer
-from memory.layers.base import Layer, utcnow
-from memory.layers.rag import RagLayer
-from memory.layers.static import StaticLayer
-from memory.layers.summary import SummaryLayer
-from memory.layers.temporary import TemporaryLayer
-from memory.persona import load_persona
-from memory.recorder import NumberedRecord, Record, Recorder
-from memory.retriever import MemoryRetriever
-from memory.scheduler import MemoryScheduler
-from memory.scoped import ScopedStores
-from memory.state import build_debug_state, first_runs
-from memory.store import ChromaBackend
-from memory.summarizer import Summarizer, load_model_factory
-from memory.sync import IndexSync
-from memory.validation import check_persona
+from memory.inspection import MemoryInspector
+from memory.jobs import first_runs
+from memory.model import utcnow
+from memory.persona import Persona, load_persona
+from memory.recorder import NumberedRecord, Record
+from memory.retriever import MemoryRetriever, RetrievalResult
+from memory.state import build_debug_state
+from memory.validation import check_persona, check_user_id
 
 logger = logging.getLogger(__name__)
+
+
+class ManagerState(StrEnum):
+    """Where a manager is in its life: opening, open (files open), or closed for good."""
+
+    UNOPENED = "unopened"
+    OPEN = "open"
+    CLOSED = "closed"
 
 
 class MemoryManager:
@@ -50,14 +53,20 @@ class MemoryManager:
 
     Args:
         persona: the folder name under ``config.personas_dir`` (e.g. ``"karin"``).
-        config: the engine configuration (defaults when ``None``).
-        summary_model: any LangChain chat model or Runnable; ``None`` means extractive summaries.
+        config: the engine configuration (defaults and environment when ``None``).
+        summary_model: any LangChain chat model or Runnable; ``None`` means the model named in
+            config, else extractive summaries.
         now: the clock (aware UTC datetimes); tests and replays may pass their own.
 
     Raises:
         ConfigError: an invalid config value. PersonaNotFoundError: unknown persona.
         StaticMemoryError: a malformed static memory file. StoreError / StoreLockedError: the
-        data folder is unreadable or used by another process. See the README for an example.
+        data folder is unreadable or used by another process.
+
+    Example:
+        >>> async with MemoryManager("karin") as memory:  # doctest: +SKIP
+        ...     await memory.record_interaction("我对花生过敏", "记住啦～", user_id="u42")
+        ...     active_text, rag_text = await memory.aretrieve("我对什么过敏？", user_id="u42")
     """
 
     def __init__(
@@ -68,170 +77,118 @@ class MemoryManager:
         *,
         now: Callable[[], datetime] = utcnow,
     ) -> None:
+        self._state = ManagerState.UNOPENED
         self.config = (config or MemoryConfig()).validate()
-        self.persona = load_persona(Path(self.config.personas_dir), check_persona(persona))
-        self.now = now
-        data_dir = Path(self.config.embedding.persist_dir)
-        data_dir.mkdir(parents=True, exist_ok=True)
-        self._lock: FolderLock | None = None
-        if self.config.store.mode == StoreMode.PERSISTENT:
-            self._lock = FolderLock(data_dir / f"{persona}.lock")
-            self._lock.acquire()
-        try:
-            self._open(data_dir, summary_model)
-        except BaseException:
-            for part in (getattr(self, "backend", None), getattr(self, "db", None)):
-                if part is not None:
-                    part.close()
-            self._release()
-            raise
+        self._persona = load_persona(Path(self.config.personas_dir), check_persona(persona))
+        self._now = now
+        self._engine: Engine = open_engine(
+            self.config, self._persona, summary_model, now, (self.run_summary_now, self.run_cleanup_now)
+        )
+        self._state = ManagerState.OPEN
 
-    def _open(self, data_dir: Path, summary_model: Runnable[Any, Any] | None) -> None:
-        config, persona = self.config, self.persona
-        self.db = Database(
-            data_dir / f"{persona.id}.sqlite3",
-            synchronous=config.store.sqlite_synchronous,
-            keyword_tokenizer=config.retrieval.keyword_tokenizer,
-        )
-        self.embeddings = get_embeddings(config.embedding)
-        self.backend = ChromaBackend(config.store, data_dir)
-        stores = {
-            layer: ScopedStores(
-                self.backend, f"{persona.id}__{layer.value}", self.embeddings, shared=layer == Layer.STATIC
-            )
-            for layer in (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)
-        }
-        self.archive = MemoryArchive(Path(config.archive_dir), persona.id)
-        self.journal = Journal(self.db)
-        self.temporary = TemporaryLayer(self.db, stores[Layer.TEMPORARY], config.temporary, self.now)
-        self.active = ActiveLayer(self.db, config.active.capacity, self.temporary.admit)
-        self.summary = SummaryLayer(self.db, stores[Layer.SUMMARY], config.summary, self.now)
-        self.static = StaticLayer(self.db, stores[Layer.STATIC], persona.static_dir, self.now)
-        searchable: tuple[RagLayer, ...] = (self.temporary, self.summary, self.static)
-        self.rag_layers: dict[Layer, RagLayer] = {layer.layer: layer for layer in searchable}
-        self.sync = IndexSync(
-            self.db,
-            self.rag_layers,
-            self.archive,
-            breaker=self.backend.breaker,
-            export_lock=data_dir / f"{persona.id}.export.lock",
-        )
-        self.summarizer = Summarizer(
-            summary_model if summary_model is not None else load_model_factory(config.summary.model_factory),
-            persona=persona.name,
-            locale=config.locale,
-            timeout=config.summary.model_timeout_seconds,
-            max_chars=config.summary.max_summary_chars,
-        )
-        self.retriever = MemoryRetriever(
-            self.active,
-            self.rag_layers,
-            config.retrieval,
-            self.embeddings,
-            on_retrieved=DecayTick(self.db, self.temporary, (self.temporary, self.summary), self.sync.notify),
-            before_search=self.sync.flush,
-            locale=config.locale,
-            now=self.now,
-            max_text_chars=config.max_text_chars,
-        )
-        self.recorder = Recorder(
-            db=self.db,
-            journal=self.journal,
-            active=self.active,
-            temporary=self.temporary,
-            sync=self.sync,
-            config=config,
-            persona_name=persona.name,
-            now=self.now,
-        )
-        self.jobs = SummaryJobs(
-            db=self.db,
-            journal=self.journal,
-            active=self.active,
-            summary=self.summary,
-            summarizer=self.summarizer,
-            now=self.now,
-        )
-        self.scheduler = MemoryScheduler(
-            self.run_summary_now,
-            self.run_cleanup_now,
-            summary_interval=config.summary.interval_seconds,
-            cleanup_interval=config.summary.cleanup_interval_seconds,
-        )
-        self.static.load()
-        self.sync.repair()
-        self.sync.start_worker()
-        self._closed = False
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def state(self) -> ManagerState:
+        """``OPEN`` from construction until ``close()`` / ``stop()``, then ``CLOSED``."""
+        return self._state
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.stop()
 
     async def start(self) -> None:
         """Start the scheduled summary and clean-up jobs (idempotent; needs a running loop)."""
         self._check_open()
-        self.scheduler.start(first_runs(self.db, self.config, self.now()))
+        engine = self._engine
+        runs = await asyncio.to_thread(
+            first_runs,
+            engine.db,
+            self._now(),
+            summary_interval=self.config.summary.interval_seconds,
+            cleanup_interval=self.config.summary.cleanup_interval_seconds,
+        )
+        engine.scheduler.start(runs)
 
     async def stop(self) -> None:
         """Stop the jobs, flush derived state and close files (idempotent)."""
-        await self.scheduler.stop()
-        self.close()
+        if self._state == ManagerState.OPEN:
+            await self._engine.scheduler.stop()
+            await asyncio.to_thread(self.close)
 
     def close(self) -> None:
-        """Synchronous close for scripts that never started the scheduler (idempotent)."""
-        if getattr(self, "_closed", True):
-            self._release()
+        """Stop the jobs, flush derived state and close files (idempotent; no loop needed)."""
+        if self._state != ManagerState.OPEN:
             return
-        self._closed = True
-        try:
-            self.sync.stop_worker()
-            self.sync.run()
-        finally:
-            self.backend.close()
-            self.db.close()
-            self._release()
+        self._state = ManagerState.CLOSED
+        self._engine.close()
 
-    def _release(self) -> None:
-        if self._lock is not None:
-            self._lock.release()
+    def _check_open(self) -> Engine:
+        if self._state != ManagerState.OPEN:
+            raise ClosedError(f"this MemoryManager of {self._persona.id!r} is closed; create a new one")
+        return self._engine
 
-    def _check_open(self) -> None:
-        if getattr(self, "_closed", True):
-            raise RuntimeError("this MemoryManager is stopped; create a new one")
+    # -- what it is ----------------------------------------------------------------------------
+
+    @property
+    def persona(self) -> Persona:
+        """The persona: id (folder name), display name, description, locale."""
+        return self._persona
+
+    @property
+    def retriever(self) -> MemoryRetriever:
+        """The cross-layer retriever (``as_runnable()``, ``as_langchain_retriever()``)."""
+        return self._engine.retriever
+
+    @property
+    def inspector(self) -> MemoryInspector:
+        """A read-only view of the layers, the vector index and the archive."""
+        return MemoryInspector(self._check_open())
+
+    # -- recording ---------------------------------------------------------------------------
 
     def record_interaction_sync(
-        self,
-        user_input: str,
-        response: str,
-        *,
-        user_id: str | None = None,
-        timestamp: datetime | None = None,
+        self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
     ) -> str:
         """Record an interaction verbatim; returns its id once committed to SQLite.
 
         Raises:
             InputTypeError, InvalidInputError, InputTooLargeError: bad arguments (nothing stored).
+            ClosedError: the manager is closed.
         """
-        self._check_open()
-        interaction = self.recorder.build(user_input, response, user_id, timestamp)
-        self.recorder.commit([interaction])
+        recorder = self._check_open().recorder
+        interaction = recorder.build(user_input, response, user_id, timestamp)
+        recorder.commit([interaction])
         return interaction.id
 
     async def record_interaction(
-        self,
-        user_input: str,
-        response: str,
-        *,
-        user_id: str | None = None,
-        timestamp: datetime | None = None,
+        self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
     ) -> str:
         """Record an interaction, then add the summary model's one-line condensation.
 
-        The raw interaction is committed first (it survives a model failure or a crash);
-        the note follows when the model answers. Returns the interaction id.
+        The raw interaction is committed first (in a worker thread: the loop never waits on
+        SQLite), so it survives a model failure or a crash; the note follows when the model
+        answers. Returns the interaction id.
         """
-        self._check_open()
-        interaction = self.recorder.build(user_input, response, user_id, timestamp)
-        await asyncio.to_thread(self.recorder.commit, [interaction])
-        note = await self.summarizer.condense(interaction)
+        engine = self._check_open()
+        interaction = engine.recorder.build(user_input, response, user_id, timestamp)
+        await asyncio.to_thread(engine.recorder.commit, [interaction])
+        note = await engine.summarizer.condense(interaction)
         if note:
-            await asyncio.to_thread(self.recorder.attach_note, interaction.id, note)
+            await asyncio.to_thread(engine.recorder.attach_note, interaction.id, note)
         return interaction.id
 
     def import_interactions(
@@ -247,53 +204,78 @@ class MemoryManager:
         Every record is validated before anything is written. A record is a mapping with
         ``user_input``, ``response`` and optional ``timestamp`` (datetime or ISO string) and
         ``user_id``; ``(line_number, record)`` pairs (see :func:`memory.importer.read_jsonl`)
-        keep file line numbers in the report. The same layer rules apply as one by one: active
-        keeps the newest, the rest goes to temporary.
+        keep file line numbers in the report. The same layer rules apply as one by one.
 
         Raises:
             ImportFileError: some records are bad and ``skip_invalid`` is false (nothing written).
         """
-        self._check_open()
-        return self.recorder.import_records(
+        return self._check_open().recorder.import_records(
             records, batch_size=batch_size, skip_invalid=skip_invalid, progress=progress
         )
+
+    # -- retrieval -----------------------------------------------------------------------------
 
     def retrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query: the active window and the recalled memories.
 
         A retrieval is one tick of the user's decay clock. Store failures give empty RAG text.
         """
-        self._check_open()
-        return self.retriever.retrieve(query, user_id=user_id)
+        return self._check_open().retriever.retrieve(query, user_id=user_id)
+
+    async def aretrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
+        """:meth:`retrieve` in a worker thread: the event loop stays responsive."""
+        retriever = self._check_open().retriever
+        return await asyncio.to_thread(retriever.retrieve, query, user_id=user_id)
+
+    def retrieve_memories(
+        self, query: str, *, user_id: str | None = None, top_k: int | None = None
+    ) -> RetrievalResult:
+        """The full retrieval: active window, scored memories (with ranks) and prompt texts."""
+        return self._check_open().retriever.retrieve_memories(query, user_id=user_id, top_k=top_k)
+
+    async def aretrieve_memories(
+        self, query: str, *, user_id: str | None = None, top_k: int | None = None
+    ) -> RetrievalResult:
+        """:meth:`retrieve_memories` in a worker thread."""
+        retriever = self._check_open().retriever
+        return await asyncio.to_thread(retriever.retrieve_memories, query, user_id=user_id, top_k=top_k)
+
+    def as_runnable(self) -> Runnable[Any, dict[str, str]]:
+        """The LCEL Runnable of :meth:`MemoryRetriever.as_runnable`."""
+        return self._check_open().retriever.as_runnable()
+
+    def as_langchain_retriever(self, *, user_id: str | None = None) -> BaseRetriever:
+        """A LangChain ``BaseRetriever`` over this memory (see :class:`MemoryRetriever`)."""
+        return self._check_open().retriever.as_langchain_retriever(user_id=user_id)
+
+    # -- maintenance ---------------------------------------------------------------------------
 
     def flush(self) -> bool:
         """Bring the vector index and archive file up to SQLite now; False while the store fails."""
-        self._check_open()
+        sync = self._check_open().sync
         try:
-            return self.sync.flush()
+            return sync.flush()
         except (sqlite3.Error, OSError) as exc:
             logger.warning("flush failed (%s); it will be retried", exc)
             return False
 
     async def run_summary_now(self) -> int:
         """Summarise each user's active window plus buffer into one summary; returns how many."""
-        self._check_open()
-        written = await self.jobs.summarize()
+        written = await self._check_open().jobs.summarize()
         await asyncio.to_thread(self.flush)
         return written
 
     async def run_cleanup_now(self) -> int:
         """Archive the least significant fraction of each user's summaries; returns how many."""
-        self._check_open()
-        removed = await asyncio.to_thread(self.jobs.cleanup)
+        removed = await asyncio.to_thread(self._check_open().jobs.cleanup)
         await asyncio.to_thread(self.flush)
         return removed
 
     def reindex(self) -> int:
         """Rebuild the vector index from SQLite; returns how many entries were indexed."""
-        self._check_open()
-        return self.sync.rebuild()
+        return self._check_open().sync.rebuild()
 
-    def debug_state(self) -> dict[str, Any]:
-        """A JSON-serialisable snapshot: counts per layer, jobs, model, store and breaker."""
-        return build_debug_state(self)
+    def debug_state(self, *, user_id: str | None = None) -> dict[str, Any]:
+        """A JSON-serialisable snapshot: exact totals per layer, the first users' counts, jobs,
+        model, store and breaker; with ``user_id``, that user's counts under ``"user"``."""
+        return build_debug_state(self._check_open(), user_id=check_user_id(user_id))

@@ -14,12 +14,12 @@ from typing import Any, cast
 
 from memory.config import MemoryConfig
 from memory.db import Database
+from memory.entries import EntryTable
 from memory.errors import InvalidInputError, MemoryEngineError
 from memory.importer import ImportFileError, ImportReport, describe_error, record_fields
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
-from memory.layers.base import Interaction, Layer, MemoryEntry
-from memory.layers.temporary import TemporaryLayer
+from memory.model import Interaction, Layer, MemoryEntry
 from memory.summarizer import render_interaction
 from memory.sync import IndexSync
 from memory.validation import check_timestamp, check_user_id, clean_text
@@ -37,7 +37,6 @@ class Recorder:
         db: Database,
         journal: Journal,
         active: ActiveLayer,
-        temporary: TemporaryLayer,
         sync: IndexSync,
         config: MemoryConfig,
         persona_name: str,
@@ -46,7 +45,6 @@ class Recorder:
         self.db = db
         self.journal = journal
         self.active = active
-        self.temporary = temporary
         self.sync = sync
         self.config = config
         self.persona_name = persona_name
@@ -85,8 +83,7 @@ class Recorder:
         """Store the model's one-line summary beside the raw text (re-indexed if already out)."""
         with self.db.transaction() as conn:
             self.journal.set_note(conn, interaction_id, note)
-            conn.execute("UPDATE entries SET note = ? WHERE id = ?", (note, interaction_id))
-            self.temporary.mark_unindexed(conn, [interaction_id])
+            EntryTable.set_note(conn, interaction_id, note)
         self.sync.notify()
 
     def import_records(

@@ -1,36 +1,42 @@
 """MemoryRetriever: answers a query across layers (quota, weighted or hybrid) for prompts and LCEL.
 
-The retriever reads layers; it never writes a store. What a retrieval returned is handed to the
-``on_retrieved`` callback (the manager's decay tick). Failures degrade: the store or the embedder
+The retriever reads layers; the two writes a retrieval implies are explicit, bounded steps of
+:meth:`MemoryRetriever.retrieve_memories`: an index catch-up before searching (at most
+``catch_up_seconds``) and the decay tick after. Failures degrade: the store or the embedder
 failing gives empty RAG text and one logged warning per outage, never an exception.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from memory import keyword
+from memory import keyword, ranking
 from memory.config import RetrievalConfig, RetrievalMode
+from memory.db import Database
+from memory.decay import DecayTick
 from memory.errors import StoreUnavailableError
 from memory.formatter import format_active_memories, format_retrieved_memories
 from memory.layers.active import ActiveLayer
-from memory.layers.base import Layer, MemoryEntry, RetrievedMemory
-from memory.layers.rag import Candidate, RagLayer
+from memory.layers.rag import RagLayer
+from memory.model import Layer, MemoryEntry, RetrievedMemory, scope_of
+from memory.sync import IndexSync
 from memory.validation import check_top_k, check_user_id, clean_text
 
 logger = logging.getLogger(__name__)
 
-RetrievedHandler = Callable[[str | None, Sequence[RetrievedMemory]], object]
+CATCH_UP_SECONDS = 0.05
+"""Default bound on the index catch-up a retrieval may do before it searches."""
 
 
 @dataclass(frozen=True)
@@ -45,44 +51,50 @@ class RetrievalResult:
 
 
 class MemoryRetriever:
-    """Cross-layer retrieval.
+    """Cross-layer retrieval: one function, explicit steps (see :meth:`retrieve_memories`).
 
     Args:
+        db: the database (the scope's decay clock is read once per retrieval).
         active: the active layer (its window is always returned whole).
         layers: the searchable layers by :class:`Layer`.
         config: the ``retrieval`` section.
         embeddings: the model that embeds the query (once per retrieval).
-        on_retrieved: called with the user id and the returned memories (the decay tick).
-        before_search: called first (the manager flushes pending index writes there).
+        sync: the index sync, asked for a bounded catch-up before searching.
+        decay: the decay tick applied after a retrieval that was served.
         locale: language of the prompt text.
         now: the clock used for relative times.
         max_text_chars: the longest query accepted.
+        catch_up_seconds: how long a retrieval may spend indexing a write backlog.
     """
 
     def __init__(
         self,
+        db: Database,
         active: ActiveLayer,
         layers: dict[Layer, RagLayer],
         config: RetrievalConfig,
         embeddings: Embeddings,
         *,
-        on_retrieved: RetrievedHandler,
-        before_search: Callable[[], object] = lambda: None,
+        sync: IndexSync,
+        decay: DecayTick,
         locale: str,
         now: Callable[[], datetime],
         max_text_chars: int,
+        catch_up_seconds: float = CATCH_UP_SECONDS,
     ) -> None:
+        self.db = db
         self.active = active
         self.layers = layers
         self.config = config
         self.embeddings = embeddings
-        self.on_retrieved = on_retrieved
-        self.before_search = before_search
+        self.sync = sync
+        self.decay = decay
         self.locale = locale
         self.now = now
         self.max_text_chars = max_text_chars
+        self.catch_up_seconds = catch_up_seconds
         self._degraded = False
-        self._common_terms = keyword.CommonTerms(active.db.query, config.keyword_max_df)
+        self._common_terms = keyword.CommonTerms(db.query, config.keyword_max_df)
 
     def retrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query; both empty strings on an empty store."""
@@ -94,6 +106,10 @@ class MemoryRetriever:
     ) -> RetrievalResult:
         """The full retrieval: active window, scored memories and their prompt texts.
 
+        Steps: validate -> bounded index catch-up -> active window -> embed the query once ->
+        per-layer dense and keyword rankings -> selection (:mod:`memory.ranking`) -> prompt text
+        -> decay tick. Store or model failures degrade to no RAG memories, never an exception.
+
         Raises:
             InputTypeError, InvalidInputError: bad ``query``, ``user_id`` or ``top_k``.
         """
@@ -101,119 +117,128 @@ class MemoryRetriever:
         user_id = check_user_id(user_id)
         limit = None if top_k is None else check_top_k(top_k)
         now = self.now()
+        self._catch_up()
+        active = self._active_window(user_id)
         try:
-            active = self.active.entries(user_id)
+            vector = self.embeddings.embed_query(query)
+            terms = self._keyword_terms(query)
+            found = self._rank_layers(vector, terms, user_id, limit)
         except Exception as exc:
-            logger.warning("active layer unreadable (%s); retrieving without it", exc)
-            active = []
-        memories, degraded = self._search(query, user_id, limit)
-        if not degraded:
-            try:
-                self.on_retrieved(user_id, memories)
-            except Exception as exc:
-                logger.warning("decay tick failed (%s); the retrieval is still served", exc)
-        return RetrievalResult(
+            self._report_degraded(exc)
+            memories, degraded = [], True
+        else:
+            self._degraded, degraded = False, False
+            memories = ranking.select(
+                self.config.mode,
+                found,
+                quotas=self.config.quotas,
+                weights=self.config.weights,
+                top_k=self.config.top_k,
+                limit=limit,
+            )
+        result = RetrievalResult(
             active=active,
             memories=memories,
             active_text=format_active_memories(active, now, self.locale),
             rag_text=format_retrieved_memories(memories, now, self.locale),
             degraded=degraded,
         )
+        if not degraded:
+            self._tick(user_id, memories)
+        return result
 
-    def _search(
-        self, query: str, user_id: str | None, limit: int | None
-    ) -> tuple[list[RetrievedMemory], bool]:
+    def _catch_up(self) -> None:
         try:
-            self.before_search()
-            vector = self.embeddings.embed_query(query)
-            candidates = self._candidates(query, vector, user_id, limit)
-        except StoreUnavailableError as exc:
-            logger.debug("retrieval degraded: %s", exc)
-            return [], True
-        except Exception as exc:
-            if not self._degraded:
-                logger.warning(
-                    "retrieval failed (%s: %s); returning no RAG memories", type(exc).__name__, exc
-                )
-            self._degraded = True
-            return [], True
-        self._degraded = False
-        floor = self.config.min_similarity
-        for layer, found in candidates.items():
-            candidates[layer] = [c for c in found if c.similarity >= floor]
-        return self._select(candidates, limit), False
+            self.sync.catch_up(self.catch_up_seconds)
+        except Exception as exc:  # the backlog stays in SQLite; keywords still find it
+            logger.debug("index catch-up skipped: %s", exc)
 
-    def _candidates(
-        self, query: str, vector: list[float], user_id: str | None, limit: int | None
-    ) -> dict[Layer, list[Candidate]]:
+    def _active_window(self, user_id: str | None) -> list[MemoryEntry]:
+        try:
+            return self.active.entries(user_id)
+        except Exception as exc:
+            logger.warning("active layer unreadable (%s); retrieving without it", exc)
+            return []
+
+    def _keyword_terms(self, query: str) -> set[str]:
         if self.config.mode != RetrievalMode.HYBRID:
-            return {
-                layer: rag.search(vector, self._depth(layer, limit), user_id)
-                for layer, rag in self.layers.items()
-            }
-        terms = keyword.query_terms(query, self.config.keyword_tokenizer)
-        expression = keyword.expression_of(self._common_terms.filter(terms))
-        found: dict[Layer, list[Candidate]] = {}
+            return set()
+        return self._common_terms.filter(keyword.query_terms(query, self.config.keyword_tokenizer))
+
+    def _rank_layers(
+        self, vector: list[float], terms: set[str], user_id: str | None, limit: int | None
+    ) -> dict[Layer, list[RetrievedMemory]]:
+        config = self.config
+        tick = self.db.tick_of(scope_of(user_id))
+        found: dict[Layer, list[RetrievedMemory]] = {}
         for layer, rag in self.layers.items():
-            depth = self._depth(layer, limit)
-            found[layer] = rag.hybrid_search(
-                vector,
-                expression,
-                depth,
-                user_id,
-                rrf_k=self.config.rrf_k,
-                keyword_weight=self.config.keyword_weight,
-                depth=max(depth * self.config.candidate_multiplier, depth),
-            )
+            depth = ranking.depth_of(config.mode, layer, config.quotas, limit or config.top_k)
+            if config.mode != RetrievalMode.HYBRID:
+                dense = rag.dense_ranking(vector, depth, user_id, tick)
+                memories = [replace(m, dense_rank=rank) for rank, m in enumerate(dense, start=1)]
+            else:
+                memories = self._hybrid(rag, vector, terms, user_id, tick, depth)
+            found[layer] = [m for m in memories if m.similarity >= config.min_similarity]
         return found
 
-    def _depth(self, layer: Layer, limit: int | None) -> int:
-        if self.config.mode == RetrievalMode.WEIGHTED:
-            return limit or self.config.top_k
-        return int(self.config.quotas.get(layer.value, 0))
+    def _hybrid(
+        self, rag: RagLayer, vector: list[float], terms: set[str], user_id: str | None, tick: int, depth: int
+    ) -> list[RetrievedMemory]:
+        if depth <= 0:
+            return []
+        wide = depth * self.config.candidate_multiplier
+        dense = rag.dense_ranking(vector, wide, user_id, tick)
+        keywords = rag.keyword_ranking(terms, wide, user_id)
+        fused = ranking.fuse(
+            [m.entry.id for m in dense],
+            keywords,
+            rrf_k=self.config.rrf_k,
+            keyword_weight=self.config.keyword_weight,
+            top_k=depth,
+        )
+        by_id = {m.entry.id: m for m in dense}
+        missing = [f.id for f in fused if f.id not in by_id]
+        by_id.update({m.entry.id: m for m in rag.memories_for(missing, vector, user_id, tick)})
+        return [
+            replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
+            for f in fused
+            if f.id in by_id
+        ]
 
-    def _select(self, candidates: dict[Layer, list[Candidate]], limit: int | None) -> list[RetrievedMemory]:
-        chosen: list[RetrievedMemory] = []
-        if self.config.mode in (RetrievalMode.QUOTA, RetrievalMode.HYBRID):
-            hybrid = self.config.mode == RetrievalMode.HYBRID
-            for layer, found in candidates.items():
-                quota = int(self.config.quotas.get(layer.value, 0))
-                ranked = sorted(found, key=lambda c: c.fused if hybrid else c.similarity, reverse=True)
-                chosen.extend(_retrieved(c, c.fused if hybrid else c.similarity) for c in ranked[:quota])
-            chosen.sort(key=lambda m: m.score, reverse=True)
-            return chosen[:limit] if limit else chosen
-        for layer, found in candidates.items():
-            weight = float(self.config.weights.get(layer.value, 0.0))
-            chosen.extend(_retrieved(c, c.similarity * weight) for c in found)
-        chosen.sort(key=lambda m: m.score, reverse=True)
-        return chosen[: limit or self.config.top_k]
+    def _report_degraded(self, error: Exception) -> None:
+        if isinstance(error, StoreUnavailableError):
+            logger.debug("retrieval degraded: %s", error)
+            return
+        if not self._degraded:
+            kind = type(error).__name__
+            logger.warning("retrieval failed (%s: %s); returning no RAG memories", kind, error)
+        self._degraded = True
+
+    def _tick(self, user_id: str | None, memories: list[RetrievedMemory]) -> None:
+        try:
+            if self.decay.apply(user_id, memories):
+                self.sync.notify()  # forgotten entries go to the archive file
+        except Exception as exc:
+            logger.warning("decay tick failed (%s); the retrieval is still served", exc)
 
     def as_runnable(self) -> Runnable[Any, dict[str, str]]:
         """An LCEL Runnable: ``str`` or ``{"query": str, "user_id"?: str}`` to
         ``{"active": str, "rag": str}``."""
 
         def run(payload: Any) -> dict[str, str]:
-            if isinstance(payload, dict):
-                query, user_id = payload.get("query"), payload.get("user_id")
-            else:
-                query, user_id = payload, None
-            active_text, rag_text = self.retrieve(query, user_id=user_id)  # type: ignore[arg-type]
+            query: Any = payload.get("query") if isinstance(payload, dict) else payload
+            user_id: Any = payload.get("user_id") if isinstance(payload, dict) else None
+            active_text, rag_text = self.retrieve(query, user_id=user_id)  # validates both
             return {"active": active_text, "rag": rag_text}
 
-        return RunnableLambda(run, name="persona_memory")
+        async def arun(payload: Any) -> dict[str, str]:
+            return await asyncio.to_thread(run, payload)
+
+        return RunnableLambda(run, afunc=arun, name="persona_memory")
 
     def as_langchain_retriever(self, *, user_id: str | None = None) -> BaseRetriever:
         """A ``BaseRetriever`` whose Documents carry layer, significance, timestamp and score."""
         return MemoryDocumentRetriever(memory=self, user_id=check_user_id(user_id))
-
-
-def _retrieved(candidate: Candidate, score: float) -> RetrievedMemory:
-    return RetrievedMemory(
-        entry=candidate.entry,
-        score=score,
-        similarity=candidate.similarity,
-        significance=candidate.significance,
-    )
 
 
 def to_document(memory: RetrievedMemory) -> Document:
@@ -244,4 +269,10 @@ class MemoryDocumentRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
         result = self.memory.retrieve_memories(query, user_id=self.user_id)
+        return [to_document(m) for m in result.memories]
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        result = await asyncio.to_thread(self.memory.retrieve_memories, query, user_id=self.user_id)
         return [to_document(m) for m in result.memories]

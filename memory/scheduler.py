@@ -10,11 +10,11 @@ from datetime import datetime, timedelta
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
+from memory.jobs import CLEANUP_JOB, SUMMARY_JOB
+
 logger = logging.getLogger(__name__)
 
 Job = Callable[[], Awaitable[object]]
-SUMMARY_JOB = "summary"
-CLEANUP_JOB = "cleanup"
 
 
 class MemoryScheduler:
@@ -67,13 +67,17 @@ class MemoryScheduler:
         scheduler.start()
         self._scheduler = scheduler
 
-    async def stop(self) -> None:
-        """Stop scheduling (no-op when stopped); running jobs are not waited for."""
+    def shutdown(self) -> None:
+        """Stop scheduling now (no-op when stopped); running jobs are not waited for."""
         if self._scheduler is None:
             return
         if self._scheduler.running:
             self._scheduler.shutdown(wait=False)
         self._scheduler = None
+
+    async def stop(self) -> None:
+        """Stop scheduling and let the loop take the shutdown (no-op when stopped)."""
+        self.shutdown()
         await asyncio.sleep(0)
 
     def next_runs(self) -> dict[str, str | None]:

@@ -13,7 +13,7 @@ import threading
 
 from langchain_core.embeddings import Embeddings
 
-from memory.layers.base import SHARED_SCOPE
+from memory.model import SHARED_SCOPE
 from memory.store import ChromaBackend, VectorStore
 
 DIGEST_CHARS = 24

@@ -13,13 +13,6 @@ from __future__ import annotations
 
 import math
 
-DEFAULT_INITIAL = 0.5
-
-
-def initial_significance(value: float = DEFAULT_INITIAL) -> float:
-    """The significance of a new temporary or summary entry (0.5 by default)."""
-    return value
-
 
 def decay_significance(current: float, coefficient: float) -> float:
     """One tick of decay: ``s * c``."""

@@ -2,7 +2,7 @@
 
 :class:`ChromaBackend` opens the client (embedded ``PersistentClient`` or ``HttpClient``) and
 shares one :class:`~memory.breaker.CircuitBreaker` among its collections. :class:`VectorStore`
-wraps one collection (one per persona and layer, cosine space) with the seed's methods.
+wraps one collection (cosine space): upsert, search, delete, read vectors back.
 Embeddings are always computed here and passed explicitly: Chroma's default embedding function
 would try to download a model.
 """
@@ -10,6 +10,7 @@ would try to download a model.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import shutil
 from collections.abc import Callable, Sequence
@@ -31,9 +32,7 @@ from memory.errors import StoreError, StoreUnavailableError
 
 logger = logging.getLogger(__name__)
 
-IDs = list[str]
 Metadata = dict[str, str | int | float | bool]
-Where = dict[str, Any]
 Vector = list[float]
 MAX_BATCH = 5000
 HTTP_TIMEOUT = httpx.Timeout(15.0, connect=3.0)
@@ -46,11 +45,9 @@ def _settings() -> Settings:
 
 @dataclass(frozen=True)
 class StoreHit:
-    """One search result: id, document text, metadata and cosine similarity."""
+    """One search result: an id and its cosine similarity to the query."""
 
     id: str
-    text: str
-    metadata: Metadata
     similarity: float
 
 
@@ -178,11 +175,20 @@ class ChromaBackend:
         self._client = None
 
 
-class VectorStore:
-    """One Chroma collection of one persona layer, with explicit embeddings.
+def _upsert(collection: Any, *, ids: list[str], vectors: list[Vector], metadatas: list[Metadata]) -> None:
+    collection.upsert(ids=ids, embeddings=vectors, metadatas=metadatas)
 
-    The collection handle is fetched lazily, so a store created during an outage works once the
-    backend is back.
+
+def _delete(collection: Any, *, ids: list[str]) -> None:
+    collection.delete(ids=ids)
+
+
+class VectorStore:
+    """One Chroma collection, with explicit embeddings; Chroma holds ids, vectors and a scope.
+
+    No document text is stored in Chroma (SQLite is the record, and erased text must not linger
+    in the index files). The collection handle is fetched lazily, so a store created during an
+    outage works once the backend is back.
     """
 
     def __init__(self, backend: ChromaBackend, name: str, embeddings: Embeddings) -> None:
@@ -203,74 +209,35 @@ class VectorStore:
 
         return self.backend.guard(run)
 
-    def add(
-        self,
-        ids: Sequence[str],
-        texts: Sequence[str],
-        metadatas: Sequence[Metadata],
-        vectors: Sequence[Vector] | None = None,
-    ) -> None:
-        """Upsert documents by id (idempotent), embedding ``texts`` unless vectors are given."""
+    def add(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[Metadata]) -> None:
+        """Embed ``texts`` and upsert their vectors by id (idempotent); the texts are not stored."""
         if not ids:
             return
-        if vectors is None:
-            vectors = self.embeddings.embed_documents(list(texts))
+        vectors = self.embeddings.embed_documents(list(texts))
         for start in range(0, len(ids), MAX_BATCH):
             end = start + MAX_BATCH
-            self._upsert(
-                list(ids[start:end]),
-                [list(v) for v in vectors[start:end]],
-                list(texts[start:end]),
-                [dict(m) or {"_": 0} for m in metadatas[start:end]],
-            )
+            batch_ids = list(ids[start:end])
+            batch_vectors = [list(v) for v in vectors[start:end]]
+            batch_meta = [dict(m) or {"_": 0} for m in metadatas[start:end]]
+            self._call(functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta))
 
-    def _upsert(self, ids: IDs, vectors: list[Vector], texts: list[str], metadatas: list[Metadata]) -> None:
-        self._call(lambda col: col.upsert(ids=ids, embeddings=vectors, documents=texts, metadatas=metadatas))
-
-    def search(self, vector: Vector, top_k: int, where: Where | None = None) -> list[StoreHit]:
-        """The ``top_k`` nearest documents to ``vector`` (cosine similarity, best first)."""
+    def search(self, vector: Vector, top_k: int) -> list[StoreHit]:
+        """The ``top_k`` nearest ids to ``vector`` with their cosine similarity, best first."""
         if top_k <= 0:
             return []
         result = self._call(
-            lambda col: col.query(
-                query_embeddings=[list(vector)],
-                n_results=top_k,
-                where=where or None,
-                include=["documents", "metadatas", "distances"],
-            )
+            lambda col: col.query(query_embeddings=[list(vector)], n_results=top_k, include=["distances"])
         )
-        hits: list[StoreHit] = []
-        for doc_id, text, meta, distance in zip(
-            result["ids"][0],
-            result["documents"][0],
-            result["metadatas"][0],
-            result["distances"][0],
-            strict=True,
-        ):
-            hits.append(StoreHit(doc_id, text or "", dict(meta or {}), 1.0 - float(distance)))
-        return hits
+        return [
+            StoreHit(doc_id, 1.0 - float(distance))
+            for doc_id, distance in zip(result["ids"][0], result["distances"][0], strict=True)
+        ]
 
     def delete(self, ids: Sequence[str]) -> None:
-        """Remove documents by id; unknown ids are ignored."""
+        """Remove vectors by id; unknown ids are ignored."""
         for start in range(0, len(ids), MAX_BATCH):
-            self._delete(list(ids[start : start + MAX_BATCH]))
-
-    def _delete(self, ids: IDs) -> None:
-        self._call(lambda col: col.delete(ids=ids))
-
-    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
-        """Replace the metadata of existing documents."""
-        if ids:
-            batch = [dict(m) for m in metadatas]
-            self._call(lambda col: col.update(ids=list(ids), metadatas=batch))
-
-    def get_all(self) -> list[StoreHit]:
-        """Every document with its metadata (similarity 0)."""
-        result = self._call(lambda col: col.get(include=["documents", "metadatas"]))
-        return [
-            StoreHit(i, t or "", dict(m or {}), 0.0)
-            for i, t, m in zip(result["ids"], result["documents"], result["metadatas"], strict=True)
-        ]
+            batch = list(ids[start : start + MAX_BATCH])
+            self._call(functools.partial(_delete, ids=batch))
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         """The stored vectors of the given ids (missing ids are absent from the result)."""
@@ -282,15 +249,6 @@ class VectorStore:
     def ids(self) -> set[str]:
         """The ids the collection holds."""
         return set(self._call(lambda col: col.get(include=[])["ids"]))
-
-    def count(self) -> int:
-        """The number of documents."""
-        return int(self._call(lambda col: col.count()))
-
-    def clear(self) -> None:
-        """Delete every document (the collection itself stays)."""
-        ids = sorted(self.ids())
-        self.delete(ids)
 
     def drop(self) -> None:
         """Delete the collection (used by ``reindex``)."""

@@ -17,7 +17,7 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import Runnable
 
 from memory.errors import ConfigError
-from memory.layers.base import Interaction
+from memory.model import Interaction
 from memory.prompts import condense_prompt, summary_prompt
 
 logger = logging.getLogger(__name__)

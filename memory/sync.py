@@ -2,8 +2,9 @@
 
 Every step is idempotent by entry id, so it can run after each write, after a crash, or when the
 store comes back from an outage. A background worker applies writes soon after they commit, so a
-``record_*`` call pays only for its SQLite transaction; a retrieval flushes what is still pending
-before it searches, so it never misses an acknowledged interaction.
+``record_*`` call pays only for its SQLite transaction. A retrieval asks for a *bounded* catch-up
+(:meth:`IndexSync.catch_up`): it never waits longer than its budget; entries still pending are
+found by keywords, and the active window is always current.
 """
 
 from __future__ import annotations
@@ -12,34 +13,21 @@ import contextlib
 import fcntl
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from memory.archive import ArchivedMemory, MemoryArchive
+from memory.archive import MemoryArchive
 from memory.breaker import BreakerState, CircuitBreaker
-from memory.db import Database, from_epoch
+from memory.entries import EntryTable
 from memory.errors import StoreUnavailableError
-from memory.layers.base import Layer, scope_of, user_of
 from memory.layers.rag import RagLayer
+from memory.model import ExportState, Layer, scope_of
 
 logger = logging.getLogger(__name__)
 
-PENDING_EXPORT = 0
-EXPORTING = 2
-
-
-def _archived(row: tuple[object, ...]) -> ArchivedMemory:
-    return ArchivedMemory(
-        id=str(row[0]),
-        layer=str(row[1]),
-        user_id=user_of(str(row[2])),
-        content=str(row[3]),
-        note=None if row[4] is None else str(row[4]),
-        created_at=from_epoch(float(row[5])),  # type: ignore[arg-type]
-        archived_at=from_epoch(float(row[6])),  # type: ignore[arg-type]
-        significance=float(row[7]),  # type: ignore[arg-type]
-        reason=str(row[8]),
-    )
+CATCH_UP_BATCH = 16
+"""Entries embedded per step of a bounded catch-up (a few milliseconds each)."""
 
 
 class IndexSync:
@@ -47,14 +35,14 @@ class IndexSync:
 
     def __init__(
         self,
-        db: Database,
+        entries: EntryTable,
         layers: dict[Layer, RagLayer],
         archive: MemoryArchive,
         *,
         breaker: CircuitBreaker | None = None,
         export_lock: Path | None = None,
     ) -> None:
-        self.db = db
+        self.table = entries
         self.layers = layers
         self.archive = archive
         self.breaker = breaker
@@ -124,22 +112,40 @@ class IndexSync:
 
     def has_pending(self) -> bool:
         """Whether anything derived is behind SQLite (cheap: two indexed lookups)."""
-        row = self.db.query(
-            "SELECT 1 FROM entries WHERE indexed = 0 AND layer IN ('temporary', 'summary', 'static') LIMIT 1"
-        )
-        return bool(row) or bool(self.db.query("SELECT 1 FROM entries WHERE exported IN (0, 2) LIMIT 1"))
+        return self.table.has_pending_index() or self.table.has_unexported()
+
+    def pending(self) -> int:
+        """Live entries not yet in the vector index."""
+        return self.table.pending_index_count()
 
     def flush(self) -> bool:
-        """Apply pending work now if there is any; False if the store is failing."""
+        """Apply all pending work now, waiting for it; False if the store is failing."""
         if not self.has_pending():
             return True
         return self.run()
 
-    def pending(self) -> int:
-        """Live entries not yet in the vector index."""
-        return self.db.count(
-            "SELECT COUNT(*) FROM entries WHERE indexed = 0 AND layer IN ('temporary', 'summary', 'static')"
-        )
+    def catch_up(self, budget_seconds: float) -> bool:
+        """Index pending entries for at most about ``budget_seconds``; True when none is left.
+
+        Never waits for the background worker longer than the budget (it is doing the same work),
+        and stops between small batches once the budget is spent. Store failures end it quietly.
+        """
+        deadline = time.monotonic() + budget_seconds
+        if not self.table.has_pending_index():
+            return True
+        if not self._lock.acquire(timeout=max(budget_seconds, 0.0)):
+            return False
+        try:
+            for layer in self.layers.values():
+                while time.monotonic() < deadline:
+                    if layer.index_pending(CATCH_UP_BATCH, once=True) == 0:
+                        break
+            return not self.table.has_pending_index()
+        except StoreUnavailableError as exc:
+            logger.debug("catch-up deferred: %s", exc)
+            return False
+        finally:
+            self._lock.release()
 
     def run(self) -> bool:
         """Export archived entries, then index pending ones. Returns False if the store failed."""
@@ -159,44 +165,31 @@ class IndexSync:
         """Drop every collection and index all live entries again; returns how many are live."""
         for layer in self.layers.values():
             layer.drop_all()
-        with self.db.transaction() as conn:
-            conn.execute("UPDATE entries SET indexed = 0 WHERE layer IN ('temporary', 'summary', 'static')")
         self.run()
         return sum(layer.count(all_scopes=True) for layer in self.layers.values())
 
     def export_archived(self, *, recovering: bool = False) -> int:
         """Append newly archived entries to the archive file, then drop them from the index.
 
-        Exactly once: rows are marked "exporting" (2) before the append and "exported" (1) after.
-        After a crash between the two, ``recovering`` appends only the ids the file lacks.
+        Exactly once: rows are marked ``EXPORTING`` before the append and ``DONE`` after. After a
+        crash between the two, ``recovering`` appends only the ids the file lacks.
         """
-        state = EXPORTING if recovering else PENDING_EXPORT
-        rows = self.db.query(
-            "SELECT id, archived_layer, scope, content, note, created_at, archived_at, "
-            "significance, archived_reason FROM entries WHERE exported = ? ORDER BY archived_at",
-            (state,),
-        )
-        if not rows:
+        memories = self.table.to_export(ExportState.EXPORTING if recovering else ExportState.PENDING)
+        if not memories:
             return 0
-        memories = [_archived(r) for r in rows]
-        ids = [(m.id,) for m in memories]
+        ids = [m.id for m in memories]
         if recovering:
             present = {m.id for m in self.archive.read()}
             to_write = [m for m in memories if m.id not in present]
         else:
-            with self.db.transaction() as conn:
-                conn.executemany(f"UPDATE entries SET exported = {EXPORTING} WHERE id = ?", ids)
+            self.table.set_export_state(ids, ExportState.EXPORTING)
             to_write = memories
         self.archive.append(to_write)
-        with self.db.transaction() as conn:
-            conn.executemany("UPDATE entries SET exported = 1 WHERE id = ?", ids)
-        for layer_name in {m.layer for m in memories}:
-            layer = self.layers.get(Layer(layer_name))
-            if layer is None:
-                continue
+        self.table.set_export_state(ids, ExportState.DONE)
+        for layer_id, layer in self.layers.items():
             by_scope: dict[str, list[str]] = {}
             for m in memories:
-                if m.layer == layer_name:
+                if m.layer == layer_id.value:
                     by_scope.setdefault(scope_of(m.user_id), []).append(m.id)
             try:
                 for scope, scope_ids in by_scope.items():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -107,6 +109,18 @@ def fill(manager: MemoryManager, texts: list[str], *, user_id: str | None = None
         manager.record_interaction_sync(user_input=t, response="嗯嗯，记住啦～", user_id=user_id)
         for t in texts
     ]
+
+
+def sql(manager: MemoryManager, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Read the manager's SQLite file directly (read-only), as a person checking the disk would."""
+    path = manager.debug_state()["store"]["database"]
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return list(conn.execute(query, params).fetchall())
+
+
+def sql_count(manager: MemoryManager, query: str, params: tuple[object, ...] = ()) -> int:
+    """The single number a ``SELECT COUNT(*)`` query on the manager's file returns."""
+    return int(sql(manager, query, params)[0][0])  # type: ignore[call-overload]
 
 
 def check_user_isolation(manager: MemoryManager) -> None:

@@ -11,13 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory import (
-    InputTooLargeError,
-    InputTypeError,
-    InvalidInputError,
-    MemoryManager,
-    StaticMemoryError,
-)
+from memory import InputTooLargeError, InputTypeError, InvalidInputError, MemoryManager
+from memory.errors import StaticMemoryError
 
 ONE_MB = "记" * (1024 * 1024)
 
@@ -56,7 +51,7 @@ def test_mixed_cjk_and_emoji_are_kept_verbatim(make_manager) -> None:
 def test_non_int_top_k_is_a_type_error(make_manager) -> None:
     manager = make_manager()
     with pytest.raises(InputTypeError, match="top_k"):
-        manager.retriever.retrieve_memories("你好", top_k="3")  # type: ignore[arg-type]
+        manager.retrieve_memories("你好", top_k="3")  # type: ignore[arg-type]
 
 
 def test_runnable_with_bad_payload_raises_named_error(make_manager) -> None:
@@ -134,7 +129,7 @@ def test_random_unicode_round_trips_through_record_restart_retrieve(config) -> N
     again = MemoryManager("karin", config)
     try:
         for interaction_id, expected in stored.items():
-            interaction = again.journal.get(interaction_id)
+            interaction = again.inspector.interaction(interaction_id)
             assert interaction is not None and interaction.user_input == expected
         state = again.debug_state()
         assert state["interactions_recorded"] == len(stored)

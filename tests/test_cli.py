@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import MemoryConfig, MemoryManager
+from memory import Layer, MemoryConfig, MemoryManager
 from memory.cli import main
 from memory.demo import load_sample
 
@@ -28,7 +28,7 @@ def test_karin_has_at_least_twenty_static_memories(tmp_path: Path) -> None:
     config.archive_dir = str(tmp_path / "archive")
     manager = MemoryManager("karin", config)
     try:
-        assert manager.static.count() >= 20
+        assert len(manager.inspector.entries(Layer.STATIC)) >= 20
         assert manager.persona.locale == "zh"
     finally:
         manager.close()
@@ -121,7 +121,7 @@ def test_reindex_rebuilds_the_vector_index_from_sqlite(tmp_path, capsys) -> None
     assert "reindexed" in capsys.readouterr().out
     manager = MemoryManager("karin", config)
     try:
-        assert manager.temporary.store.count() == 1
+        assert len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 1
         assert "/opt/redis/" in manager.retrieve("redis 集群的配置在哪里")[1]
     finally:
         manager.close()

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import fill
+from conftest import fill, sql
 
-from memory import MemoryConfig, MemoryManager, StoreError
+from memory import Layer, MemoryConfig, MemoryManager, StoreError
 from memory.archive import MemoryArchive
 
 CHILD = Path(__file__).with_name("crash_child.py")
@@ -71,9 +71,10 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_interaction(config, tmp
         all_acked.extend(acked)
         manager = MemoryManager("karin", _child_config(config, data_dir))
         try:
-            rows = manager.db.query(
+            rows = sql(
+                manager,
                 "SELECT id, layer FROM entries WHERE layer IN "
-                "('active', 'temporary', 'archived') AND id NOT LIKE 'static-%'"
+                "('active', 'temporary', 'archived') AND id NOT LIKE 'static-%'",
             )
             layers_of: dict[str, list[str]] = {}
             for entry_id, layer in rows:
@@ -81,18 +82,20 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_interaction(config, tmp
             missing = [i for i in all_acked if i not in layers_of]
             assert not missing, f"trial {trial}: {len(missing)} acknowledged interactions lost"
             assert all(len(v) == 1 for v in layers_of.values())
-            archived_ids = [m.id for m in manager.archive.read()]
+            archived_ids = [m.id for m in manager.inspector.archived()]
             assert len(archived_ids) == len(set(archived_ids)), "archive holds a duplicate"
             in_sqlite = {i for i, v in layers_of.items() if v == ["archived"]}
             summaries_archived = {
                 str(r[0])
-                for r in manager.db.query(
-                    "SELECT id FROM entries WHERE layer = 'archived' AND archived_layer = 'summary'"
+                for r in sql(
+                    manager, "SELECT id FROM entries WHERE layer = 'archived' AND archived_layer = 'summary'"
                 )
             }
             assert set(archived_ids) - summaries_archived == in_sqlite
             manager.flush()
-            assert manager.temporary.store.ids() == {e.id for e in manager.temporary.entries()}
+            assert manager.inspector.indexed_ids(Layer.TEMPORARY) == {
+                e.id for e in manager.inspector.entries(Layer.TEMPORARY)
+            }
         finally:
             manager.close()
     assert len(all_acked) == len(set(all_acked))
@@ -108,7 +111,7 @@ def test_missing_chroma_folder_is_rebuilt_from_sqlite(make_manager, config) -> N
     manager.close()
     shutil.rmtree(Path(config.embedding.persist_dir) / "chroma")
     again = make_manager(config)
-    assert again.temporary.store.count() == 2
+    assert len(again.inspector.indexed_ids(Layer.TEMPORARY)) == 2
     assert "/opt/redis/" in again.retrieve("redis 集群的配置在哪里")[1]
 
 
@@ -150,7 +153,7 @@ def test_archive_keeps_working_after_a_corrupt_line(make_manager, config) -> Non
         manager.retrieve("完全无关的问题")
     manager.flush()
     assert archive_file.read_text(encoding="utf-8").startswith("not json at all\n")
-    assert [m.reason for m in manager.archive.read()] == ["forgotten"]
+    assert [m.reason for m in manager.inspector.archived()] == ["forgotten"]
 
 
 def test_corrupt_database_is_never_overwritten(config) -> None:

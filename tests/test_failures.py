@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 
-from conftest import fill
+from conftest import fill, sql, sql_count
 
 from memory import MemoryManager
 
@@ -22,17 +22,20 @@ class FailingChroma:
 
 
 def break_store(manager: MemoryManager) -> object:
-    real = manager.backend._client
-    manager.backend._client = FailingChroma()
-    for layer in manager.rag_layers.values():
-        layer.store._collection = FailingChroma()
+    """Fault injection reaches into the private engine: swap the Chroma client for a failing one."""
+    engine = manager._engine
+    real = engine.backend._client
+    engine.backend._client = FailingChroma()
+    for layer in engine.rag_layers.values():
+        layer.stores.for_scope("")._collection = FailingChroma()
     return real
 
 
 def heal_store(manager: MemoryManager, real: object) -> None:
-    manager.backend._client = real
-    for layer in manager.rag_layers.values():
-        layer.store._collection = None
+    engine = manager._engine
+    engine.backend._client = real
+    for layer in engine.rag_layers.values():
+        layer.stores.for_scope("")._collection = None
 
 
 def _outage_config(config):  # type: ignore[no-untyped-def]
@@ -119,11 +122,12 @@ async def test_concurrent_records_retrievals_and_jobs_store_exactly_1000(make_ma
     again = make_manager(config)
     state = again.debug_state()
     assert state["interactions_recorded"] == 1000
-    rows = again.db.query(
+    rows = sql(
+        again,
         "SELECT COUNT(*) FROM entries WHERE id IN (SELECT id FROM interactions) "
-        "AND layer IN ('active', 'temporary', 'archived')"
+        "AND layer IN ('active', 'temporary', 'archived')",
     )
     assert rows[0][0] == 1000
-    forgotten = again.db.count("SELECT COUNT(*) FROM entries WHERE archived_layer = 'temporary'")
+    forgotten = sql_count(again, "SELECT COUNT(*) FROM entries WHERE archived_layer = 'temporary'")
     assert state["active_count"] + state["temporary_count"] + forgotten == 1000
     assert state["summary_count"] >= 1

@@ -6,15 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import fill
+from conftest import fill, sql
 
-from memory import Layer, MemoryConfig, MemoryManager, StaticMemoryError
+from memory import Layer, MemoryConfig, MemoryManager
+from memory.errors import StaticMemoryError
 
 
 def test_active_keeps_the_newest_interactions_in_order(make_manager) -> None:
     manager = make_manager()
     fill(manager, [f"第{i}句话" for i in range(13)])
-    window = manager.active.entries()
+    window = manager.inspector.entries(Layer.ACTIVE)
     assert len(window) == 10
     assert [e.content.splitlines()[0] for e in window] == [f"用户：第{i}句话" for i in range(3, 13)]
 
@@ -22,9 +23,9 @@ def test_active_keeps_the_newest_interactions_in_order(make_manager) -> None:
 def test_oldest_interaction_overflows_to_temporary(make_manager) -> None:
     manager = make_manager()
     ids = fill(manager, [f"message {i}" for i in range(12)])
-    temporary_ids = [e.id for e in manager.temporary.entries()]
+    temporary_ids = [e.id for e in manager.inspector.entries(Layer.TEMPORARY)]
     assert temporary_ids == ids[:2]
-    assert all(e.significance == 0.5 for e in manager.temporary.entries())
+    assert all(e.significance == 0.5 for e in manager.inspector.entries(Layer.TEMPORARY))
 
 
 def test_overflowed_entry_is_searchable(make_manager) -> None:
@@ -44,16 +45,16 @@ def _decaying_config(config: MemoryConfig) -> MemoryConfig:
 def test_recalled_entry_is_boosted_and_others_decay(make_manager, config) -> None:
     manager = make_manager(_decaying_config(config))
     fill(manager, ["Deployed 3-node redis cluster, config at /opt/redis/", "我喜欢吃草莓蛋糕", "现在"])
-    result = manager.retriever.retrieve_memories("redis cluster config")
+    result = manager.retrieve_memories("redis cluster config")
     assert [m.entry.content.splitlines()[0] for m in result.memories] == [
         "用户：Deployed 3-node redis cluster, config at /opt/redis/"
     ]
-    by_text = {e.content.splitlines()[0]: e for e in manager.temporary.entries()}
+    by_text = {e.content.splitlines()[0]: e for e in manager.inspector.entries(Layer.TEMPORARY)}
     redis = by_text["用户：Deployed 3-node redis cluster, config at /opt/redis/"]
     cake = by_text["用户：我喜欢吃草莓蛋糕"]
     assert redis.significance == 0.75 and redis.changed_at == 1
     assert cake.significance == 0.5 and cake.changed_at == 0  # lazily decayed: row untouched
-    assert manager.temporary.current_significance(cake, 1) == 0.25
+    assert manager.inspector.significance(cake.id) == 0.25  # at tick 1
 
 
 def test_unrecalled_entry_is_forgotten_into_the_archive(make_manager, config) -> None:
@@ -61,10 +62,10 @@ def test_unrecalled_entry_is_forgotten_into_the_archive(make_manager, config) ->
     fill(manager, ["Deployed 3-node redis cluster, config at /opt/redis/", "我喜欢吃草莓蛋糕", "现在"])
     for _ in range(3):
         manager.retrieve("redis cluster config")
-    remaining = [e.content for e in manager.temporary.entries()]
+    remaining = [e.content for e in manager.inspector.entries(Layer.TEMPORARY)]
     assert not any("草莓蛋糕" in text for text in remaining)
     manager.flush()
-    archived = manager.archive.read()
+    archived = manager.inspector.archived()
     assert [a.reason for a in archived] == ["forgotten"]
     assert "草莓蛋糕" in archived[0].content
     assert archived[0].significance == pytest.approx(0.0625)
@@ -78,12 +79,12 @@ def test_forgotten_entry_is_removed_from_the_vector_index(make_manager, config) 
     for _ in range(3):
         manager.retrieve("redis cluster")
     manager.flush()
-    assert manager.temporary.store.count() == 1
+    assert len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 1
 
 
 def test_static_memories_load_from_md_and_json(make_manager) -> None:
     manager = make_manager()
-    contents = {e.content for e in manager.static.entries()}
+    contents = {e.content for e in manager.inspector.entries(Layer.STATIC)}
     assert "我养了一只叫团子的猫。" in contents
     assert "我最喜欢的食物是草莓蛋糕。" in contents
     assert "我的吉他老师是陈老师，他很严格。" in contents
@@ -92,10 +93,15 @@ def test_static_memories_load_from_md_and_json(make_manager) -> None:
 
 def test_loading_static_memories_twice_adds_nothing(make_manager) -> None:
     manager = make_manager()
-    before = manager.static.count()
-    assert manager.static.load() == 0
+    before = len(manager.inspector.entries(Layer.STATIC))
+    manager.close()
+    manager = make_manager()  # opening loads the files again
     manager.flush()
-    assert manager.static.count() == before == manager.static.store.count()
+    assert (
+        len(manager.inspector.entries(Layer.STATIC))
+        == before
+        == len(manager.inspector.indexed_ids(Layer.STATIC))
+    )
 
 
 def test_static_memories_are_never_forgotten(make_manager, config) -> None:
@@ -103,8 +109,8 @@ def test_static_memories_are_never_forgotten(make_manager, config) -> None:
     manager = make_manager(config)
     for _ in range(40):
         manager.retrieve("天气怎么样")
-    assert manager.static.count() == 5
-    assert all(a.layer != "static" for a in manager.archive.read())
+    assert len(manager.inspector.entries(Layer.STATIC)) == 5
+    assert all(a.layer != "static" for a in manager.inspector.archived())
 
 
 def test_removed_static_memory_leaves_the_layer(make_manager, config) -> None:
@@ -113,7 +119,7 @@ def test_removed_static_memory_leaves_the_layer(make_manager, config) -> None:
     folder = Path(config.personas_dir) / "karin" / "static_memories"
     (folder / "more.json").write_text(json.dumps(["只剩这一条。"], ensure_ascii=False), "utf-8")
     manager = make_manager()
-    contents = {e.content for e in manager.static.entries()}
+    contents = {e.content for e in manager.inspector.entries(Layer.STATIC)}
     assert "只剩这一条。" in contents and "我最喜欢的食物是草莓蛋糕。" not in contents
 
 
@@ -134,6 +140,6 @@ def test_static_memories_are_shared_by_every_user(make_manager) -> None:
 def test_layer_of_every_interaction_is_exactly_one(make_manager) -> None:
     manager = make_manager()
     ids = fill(manager, [f"句子{i}" for i in range(25)])
-    rows = manager.db.query("SELECT id, layer FROM entries WHERE layer IN ('active', 'temporary')")
+    rows = sql(manager, "SELECT id, layer FROM entries WHERE layer IN ('active', 'temporary')")
     assert sorted(str(r[0]) for r in rows) == sorted(ids)
     assert {Layer(str(r[1])) for r in rows} == {Layer.ACTIVE, Layer.TEMPORARY}

@@ -12,9 +12,11 @@ import pytest
 from conftest import fill
 
 from memory import (
+    ClosedError,
     InputTooLargeError,
     InputTypeError,
     InvalidInputError,
+    Layer,
     MemoryConfig,
     MemoryEngineError,
     MemoryManager,
@@ -62,7 +64,9 @@ async def test_store_03_restart_keeps_every_layer_and_the_clock(make_manager, co
     manager.retrieve("事情")
     manager.retrieve("事情")
     before = manager.debug_state()
-    temporary_before = [(e.id, e.significance, e.changed_at) for e in manager.temporary.entries()]
+    temporary_before = [
+        (e.id, e.significance, e.changed_at) for e in manager.inspector.entries(Layer.TEMPORARY)
+    ]
     await manager.stop()
 
     again = make_manager(config)
@@ -70,8 +74,10 @@ async def test_store_03_restart_keeps_every_layer_and_the_clock(make_manager, co
     for key in ("active_count", "temporary_count", "summary_count", "static_count", "buffer_count"):
         assert after[key] == before[key], key
     assert after["users"]["(shared)"]["tick"] == 2
-    assert [(e.id, e.significance, e.changed_at) for e in again.temporary.entries()] == (temporary_before)
-    assert [e.id for e in again.active.entries()][:2] == ids[4:6]
+    assert [(e.id, e.significance, e.changed_at) for e in again.inspector.entries(Layer.TEMPORARY)] == (
+        temporary_before
+    )
+    assert [e.id for e in again.inspector.entries(Layer.ACTIVE)][:2] == ids[4:6]
 
 
 def test_store_04_fresh_folder_starts_empty_and_works(make_manager) -> None:
@@ -113,7 +119,7 @@ def test_store_07_unicode_survives_restart(make_manager, config) -> None:
     manager.record_interaction_sync(text, "收到～ 🐱")
     manager.close()
     again = make_manager()
-    assert again.active.entries()[0].content == f"用户：{text}\nkarin：收到～ 🐱"
+    assert again.inspector.entries(Layer.ACTIVE)[0].content == f"用户：{text}\nkarin：收到～ 🐱"
 
 
 def test_debug_state_is_json_serialisable_with_spec_keys(make_manager) -> None:
@@ -138,7 +144,7 @@ def test_record_returns_only_after_commit(make_manager, config) -> None:
 async def test_record_interaction_adds_the_models_note(make_manager, fake_model) -> None:
     manager = make_manager(summary_model=fake_model)
     interaction_id = await manager.record_interaction("你喜欢什么歌", "我最喜欢民谣啦")
-    entry = manager.active.entries()[0]
+    entry = manager.inspector.entries(Layer.ACTIVE)[0]
     assert entry.id == interaction_id
     assert entry.note == "用户喜欢民谣，karin答应下次唱给他听。"
     assert "我最喜欢民谣啦" in entry.content
@@ -181,13 +187,13 @@ def test_bad_query_raises(make_manager, query) -> None:
 def test_non_positive_top_k_raises(make_manager, top_k) -> None:
     manager = make_manager()
     with pytest.raises(InvalidInputError, match="top_k"):
-        manager.retriever.retrieve_memories("你好", top_k=top_k)
+        manager.retrieve_memories("你好", top_k=top_k)
 
 
 def test_control_characters_are_dropped_and_cjk_emoji_kept(make_manager) -> None:
     manager = make_manager()
     manager.record_interaction_sync("你好\x00\x07世界🌏", "嗯")
-    assert manager.active.entries()[0].content.startswith("用户：你好世界🌏")
+    assert manager.inspector.entries(Layer.ACTIVE)[0].content.startswith("用户：你好世界🌏")
 
 
 def test_text_limit_is_configurable(make_manager, config) -> None:
@@ -218,11 +224,19 @@ def test_second_manager_on_same_folder_is_refused(make_manager, config) -> None:
         MemoryManager("karin", config)
 
 
-def test_stopped_manager_refuses_work(make_manager) -> None:
+def test_closed_manager_refuses_work_with_closed_error(make_manager) -> None:
     manager = make_manager()
     manager.close()
-    with pytest.raises(RuntimeError, match="stopped"):
-        manager.record_interaction_sync("好", "嗯")
+    manager.close()  # idempotent
+    for call in (
+        lambda: manager.record_interaction_sync("好", "嗯"),
+        lambda: manager.retrieve("你好"),
+        lambda: manager.debug_state(),
+        lambda: manager.flush(),
+    ):
+        with pytest.raises(ClosedError, match="closed"):
+            call()
+    assert manager.state == "closed"
 
 
 def test_config_errors_surface_at_construction(config) -> None:

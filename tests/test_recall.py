@@ -11,6 +11,8 @@ import random
 import numpy as np
 from conftest import fill
 
+from memory import Layer
+
 UNRELATED = [
     "今天天气很好，我们去公园散步了",
     "我昨天看了一部很感人的电影",
@@ -61,7 +63,7 @@ def test_recall_01_redis_fact_comes_first_among_20_unrelated(make_manager, confi
     config.retrieval.quotas = {"temporary": 3, "summary": 0, "static": 0}
     manager = make_manager(config)
     fill(manager, [*UNRELATED[:10], REDIS, *UNRELATED[10:], "最后一句"])
-    result = manager.retriever.retrieve_memories("redis 集群的配置在哪里")
+    result = manager.retrieve_memories("redis 集群的配置在哪里")
     assert REDIS in result.memories[0].entry.content
 
 
@@ -70,7 +72,7 @@ def test_recall_02_top_k_limits_the_count(make_manager, config) -> None:
     config.retrieval.mode = "weighted"
     manager = make_manager(config)
     fill(manager, UNRELATED)
-    assert len(manager.retriever.retrieve_memories("生活", top_k=3).memories) == 3
+    assert len(manager.retrieve_memories("生活", top_k=3).memories) == 3
 
 
 def test_recall_03_empty_memory_returns_empty_strings(make_manager, config) -> None:
@@ -84,7 +86,7 @@ def test_recall_04_unrelated_query_scores_low(make_manager, config) -> None:
     config.retrieval.quotas = {"temporary": 3, "summary": 0, "static": 0}
     manager = make_manager(config)
     fill(manager, [REDIS, "Redis cluster expanded to 5 nodes", "redis-cli --cluster create", "x"])
-    result = manager.retriever.retrieve_memories("天气怎么样")
+    result = manager.retrieve_memories("天气怎么样")
     assert result.memories and all(m.similarity < 0.3 for m in result.memories)
 
 
@@ -94,7 +96,7 @@ def test_recall_04_min_similarity_drops_unrelated_memories(make_manager, config)
     config.retrieval.quotas = {"temporary": 3, "summary": 0, "static": 0}
     manager = make_manager(config)
     fill(manager, [REDIS, "Redis cluster expanded to 5 nodes", "x"])
-    assert manager.retriever.retrieve_memories("天气怎么样").memories == []
+    assert manager.retrieve_memories("天气怎么样").memories == []
 
 
 def test_recall_05_old_and_new_versions_both_return_with_times(make_manager, config, clock) -> None:
@@ -164,6 +166,6 @@ def test_recall_06_a_thousand_memories_are_searchable(make_manager, config) -> N
     manager = make_manager(config)
     texts = [*diverse_texts(999), REDIS, "尾巴"]
     manager.import_interactions({"user_input": t, "response": "嗯嗯，记住啦～"} for t in texts)
-    assert manager.temporary.count() == 1000
-    result = manager.retriever.retrieve_memories("redis 集群的配置在哪里")
+    assert len(manager.inspector.entries(Layer.TEMPORARY)) == 1000
+    result = manager.retrieve_memories("redis 集群的配置在哪里")
     assert REDIS in result.memories[0].entry.content

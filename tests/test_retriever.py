@@ -26,7 +26,7 @@ async def test_quota_mode_takes_each_layers_quota(make_manager, config) -> None:
     config.retrieval.mode = "quota"
     manager = make_manager(config)
     await _with_summary(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
-    result = manager.retriever.retrieve_memories("民谣")
+    result = manager.retrieve_memories("民谣")
     layers = [m.entry.layer for m in result.memories]
     assert layers.count(Layer.TEMPORARY) == 2
     assert layers.count(Layer.SUMMARY) == 1
@@ -40,7 +40,7 @@ async def test_weighted_mode_ranks_by_similarity_times_weight(make_manager, conf
     config.retrieval.weights = {"static": 0.0, "summary": 0.0, "temporary": 1.0}
     manager = make_manager(config)
     await _with_summary(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
-    result = manager.retriever.retrieve_memories("民谣")
+    result = manager.retrieve_memories("民谣")
     assert len(result.memories) == 4
     assert all(m.entry.layer == Layer.TEMPORARY for m in result.memories)
     scores = [m.score for m in result.memories]
@@ -50,7 +50,7 @@ async def test_weighted_mode_ranks_by_similarity_times_weight(make_manager, conf
 def test_weighted_scores_are_similarity_times_layer_weight(make_manager, config) -> None:
     config.retrieval.mode = "weighted"
     manager = make_manager(config)
-    for memory in manager.retriever.retrieve_memories("你养了什么猫").memories:
+    for memory in manager.retrieve_memories("你养了什么猫").memories:
         weight = config.retrieval.weights[memory.entry.layer.value]
         assert abs(memory.score - memory.similarity * weight) < 1e-9
 

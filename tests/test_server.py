@@ -114,10 +114,10 @@ def test_overflowed_memory_is_recalled_by_meaning_from_the_server(
     persona, config = server_setup
     manager = open_manager()
     fill(manager, [REDIS, *FILLER])
-    assert manager.temporary.count() == 2
+    assert len(manager.inspector.entries(Layer.TEMPORARY)) == 2
     active, rag = manager.retrieve(REDIS_QUERY)
     assert "/opt/redis/" in rag and "/opt/redis/" not in active
-    assert manager.temporary.store.count() == 2
+    assert len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 2
     names = server_collections(chroma_server)
     # collections are created on first write: no summary has been written yet
     assert {f"{persona}__{layer}" for layer in ("temporary", "static")} <= names
@@ -127,7 +127,9 @@ def test_overflowed_memory_is_recalled_by_meaning_from_the_server(
 def test_static_memories_are_searchable_on_the_server(open_manager: ManagerFactory) -> None:
     manager = open_manager()
     manager.flush()
-    assert manager.static.count() == manager.static.store.count() == 5
+    assert (
+        len(manager.inspector.entries(Layer.STATIC)) == len(manager.inspector.indexed_ids(Layer.STATIC)) == 5
+    )
     _, rag = manager.retrieve("你的猫叫什么")
     assert "团子" in rag
 
@@ -151,12 +153,12 @@ def test_forgotten_entries_leave_the_server_collection(
     manager = open_manager(config)
     fill(manager, [REDIS, "我喜欢吃草莓蛋糕", "现在"])
     manager.flush()
-    assert manager.temporary.store.count() == 2
+    assert len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 2
     for _ in range(3):
         manager.retrieve("redis cluster config")
     assert manager.flush()
-    assert manager.temporary.store.count() == 1
-    archived = manager.archive.read()
+    assert len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 1
+    archived = manager.inspector.archived()
     assert [a.reason for a in archived] == ["forgotten"] and "草莓蛋糕" in archived[0].content
     _, rag = manager.retrieve("草莓蛋糕")
     assert "草莓蛋糕" not in rag
@@ -170,7 +172,7 @@ async def test_quota_mode_takes_each_layers_quota(
     manager = open_manager(config)
     fill(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
     await manager.run_summary_now()
-    layers = [m.entry.layer for m in manager.retriever.retrieve_memories("民谣").memories]
+    layers = [m.entry.layer for m in manager.retrieve_memories("民谣").memories]
     assert (layers.count(Layer.TEMPORARY), layers.count(Layer.SUMMARY), layers.count(Layer.STATIC)) == (
         2,
         1,
@@ -188,7 +190,7 @@ async def test_weighted_mode_ranks_by_similarity_times_weight(
     manager = open_manager(config)
     fill(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
     await manager.run_summary_now()
-    memories = manager.retriever.retrieve_memories("民谣").memories
+    memories = manager.retrieve_memories("民谣").memories
     assert len(memories) == 4
     assert all(m.entry.layer == Layer.TEMPORARY for m in memories)
     assert [m.score for m in memories] == sorted((m.score for m in memories), reverse=True)
@@ -209,7 +211,10 @@ def test_restart_keeps_every_layer_on_the_server(
     for key in ("interactions_recorded", "active_count", "temporary_count", "static_count", "users"):
         assert after[key] == before[key], key
     assert after["store"]["pending_index"] == 0
-    assert again.temporary.stores.for_scope("u1").count() == 2 and again.static.store.count() == 5
+    assert (
+        len(again.inspector.indexed_ids(Layer.TEMPORARY, "u1")) == 2
+        and len(again.inspector.indexed_ids(Layer.STATIC)) == 5
+    )
     active, rag = again.retrieve(REDIS_QUERY, user_id="u1")
     assert "/opt/redis/" in rag and FILLER[-1] in active
 
@@ -229,7 +234,10 @@ def test_reindex_rebuilds_the_server_collections(open_manager: ManagerFactory) -
     fill(manager, [REDIS, *FILLER])
     manager.flush()
     assert manager.reindex() == 2 + 5
-    assert manager.temporary.store.count() == 2 and manager.static.store.count() == 5
+    assert (
+        len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 2
+        and len(manager.inspector.indexed_ids(Layer.STATIC)) == 5
+    )
     state = manager.debug_state()["store"]
     assert state["breaker"]["state"] == "closed" and state["pending_index"] == 0
     _, rag = manager.retrieve(REDIS_QUERY)
@@ -337,7 +345,10 @@ def test_manager_starts_while_the_server_is_down_and_catches_up(
         assert "团子" in wait_for_rag(manager, "你的猫叫什么", "团子")
         state = manager.debug_state()["store"]
         assert state["breaker"]["state"] == "closed" and state["pending_index"] == 0
-        assert manager.temporary.store.count() == 2 and manager.static.store.count() == 5
+        assert (
+            len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 2
+            and len(manager.inspector.indexed_ids(Layer.STATIC)) == 5
+        )
     finally:
         manager.close()
 
@@ -358,7 +369,10 @@ def test_reindex_refills_a_server_that_lost_its_data(
             assert manager.reindex() == 2 + 5
             _, rag = manager.retrieve(REDIS_QUERY)
         assert "/opt/redis/" in rag
-        assert manager.temporary.store.count() == 2 and manager.static.store.count() == 5
+        assert (
+            len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 2
+            and len(manager.inspector.indexed_ids(Layer.STATIC)) == 5
+        )
         assert manager.debug_state()["store"]["breaker"]["outages"] == 0, caplog.text
     finally:
         manager.close()

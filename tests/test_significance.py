@@ -7,11 +7,11 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memory import MemoryConfig
 from memory.significance import (
     boost_significance,
     decay_significance,
     forget_tick,
-    initial_significance,
     recall_at,
     significance_at,
 )
@@ -21,7 +21,8 @@ values = st.floats(min_value=0.01, max_value=1.0)
 
 
 def test_initial_significance_is_one_half() -> None:
-    assert initial_significance() == 0.5
+    config = MemoryConfig()
+    assert config.temporary.initial_significance == config.summary.initial_significance == 0.5
 
 
 def test_decay_multiplies_by_coefficient() -> None:

@@ -4,33 +4,33 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import fill
+from conftest import fill, sql
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from memory import Layer
+from memory.summarizer import Summarizer
 
 
 async def test_summary_job_writes_one_summary_from_the_model(make_manager, fake_model) -> None:
     manager = make_manager(summary_model=fake_model)
     fill(manager, ["你喜欢什么歌", "下次唱给我听吧"])
     assert await manager.run_summary_now() == 1
-    summaries = manager.summary.entries()
+    summaries = manager.inspector.entries(Layer.SUMMARY)
     assert [s.content for s in summaries] == ["用户喜欢民谣，karin答应下次唱给他听。"]
     assert summaries[0].significance == 0.5
     assert summaries[0].source == "model"
-    assert manager.journal.buffer_count() == 0
+    assert manager.debug_state()["buffer_count"] == 0
 
 
 async def test_summary_without_model_is_extractive_and_deterministic(make_manager) -> None:
     manager = make_manager()
     fill(manager, ["我叫林远，是后端工程师。平时写Go。", "I deployed a redis cluster today."])
     await manager.run_summary_now()
-    text = manager.summary.entries()[0].content
+    text = manager.inspector.entries(Layer.SUMMARY)[0].content
     assert "我叫林远，是后端工程师。" in text and "I deployed a redis cluster today." in text
     assert "平时写Go" not in text  # first sentence only
-    assert text == manager.summarizer.extractive(
-        manager.journal.by_ids([e.id for e in manager.active.entries()])
-    )
+    window = [manager.inspector.interaction(e.id) for e in manager.inspector.entries(Layer.ACTIVE)]
+    assert text == Summarizer(None, persona="karin", locale="zh").extractive(window)  # type: ignore[arg-type]
 
 
 async def test_nothing_to_summarise_writes_no_summary(make_manager) -> None:
@@ -39,26 +39,26 @@ async def test_nothing_to_summarise_writes_no_summary(make_manager) -> None:
     fill(manager, ["一句话"])
     await manager.run_summary_now()
     assert await manager.run_summary_now() == 0
-    assert manager.summary.count() == 1
+    assert len(manager.inspector.entries(Layer.SUMMARY)) == 1
 
 
 async def test_summary_covers_active_window_plus_buffer(make_manager, config) -> None:
     config.active.capacity = 3
-    model = FakeListChatModel(responses=["总结"])
-    manager = make_manager(config, summary_model=model)
+    prompts: list[str] = []
+
+    class Recording(FakeListChatModel):
+        async def _agenerate(self, messages, *args, **kwargs):  # type: ignore[no-untyped-def]
+            prompts.append("\n".join(str(m.content) for m in messages))
+            return await super()._agenerate(messages, *args, **kwargs)
+
+    manager = make_manager(config, summary_model=Recording(responses=["总结"]))
     fill(manager, [f"第{i}句" for i in range(5)])
     await manager.run_summary_now()
     fill(manager, ["第5句"])
-    seen: list[int] = []
-    original = manager.summarizer.summarize
-
-    async def spy(interactions):  # type: ignore[no-untyped-def]
-        seen.append(len(interactions))
-        return await original(interactions)
-
-    manager.summarizer.summarize = spy  # type: ignore[method-assign]
+    prompts.clear()
     await manager.run_summary_now()
-    assert seen == [3]  # the window (第3, 第4, 第5): 第5 is also the whole buffer
+    # the window (第3, 第4, 第5): 第5 is also the whole buffer
+    assert [[f"第{i}句" in p for i in range(6)] for p in prompts] == [[False] * 3 + [True] * 3]
 
 
 async def test_failing_model_falls_back_to_extractive_and_keeps_nothing_lost(make_manager) -> None:
@@ -69,16 +69,16 @@ async def test_failing_model_falls_back_to_extractive_and_keeps_nothing_lost(mak
     manager = make_manager(summary_model=Broken(responses=["x"]))
     fill(manager, ["我对花生过敏"])
     assert await manager.run_summary_now() == 1
-    assert "花生过敏" in manager.summary.entries()[0].content
-    assert manager.summary.entries()[0].source == "extractive"
-    assert manager.summarizer.fallbacks == 1
+    assert "花生过敏" in manager.inspector.entries(Layer.SUMMARY)[0].content
+    assert manager.inspector.entries(Layer.SUMMARY)[0].source == "extractive"
+    assert manager.debug_state()["summary_fallbacks"] == 1
 
 
 async def test_junk_model_output_falls_back(make_manager) -> None:
     manager = make_manager(summary_model=FakeListChatModel(responses=["   ...  "]))
     fill(manager, ["我对花生过敏"])
     await manager.run_summary_now()
-    assert "花生过敏" in manager.summary.entries()[0].content
+    assert "花生过敏" in manager.inspector.entries(Layer.SUMMARY)[0].content
 
 
 async def test_slow_model_times_out_and_falls_back(make_manager, config) -> None:
@@ -86,7 +86,7 @@ async def test_slow_model_times_out_and_falls_back(make_manager, config) -> None
     manager = make_manager(config, summary_model=FakeListChatModel(responses=["迟到"], sleep=2))
     fill(manager, ["我对花生过敏"])
     await manager.run_summary_now()
-    assert "花生过敏" in manager.summary.entries()[0].content
+    assert "花生过敏" in manager.inspector.entries(Layer.SUMMARY)[0].content
 
 
 async def test_cleanup_archives_lowest_fraction_rounded_down(make_manager, config) -> None:
@@ -95,12 +95,12 @@ async def test_cleanup_archives_lowest_fraction_rounded_down(make_manager, confi
     for i in range(7):
         fill(manager, [f"话题{i}：{'猫' * (i + 1)}"])
         await manager.run_summary_now()
-    assert manager.summary.count() == 7
+    assert len(manager.inspector.entries(Layer.SUMMARY)) == 7
     manager.retrieve("猫猫猫猫猫猫猫")  # one tick: 2 recalled summaries are boosted
-    recalled = manager.db.query("SELECT id FROM entries WHERE layer='summary' AND changed_at = 1")
+    recalled = sql(manager, "SELECT id FROM entries WHERE layer='summary' AND changed_at = 1")
     assert await manager.run_cleanup_now() == 1  # floor(7 * 0.25)
-    assert manager.summary.count() == 6
-    archived = manager.archive.read()
+    assert len(manager.inspector.entries(Layer.SUMMARY)) == 6
+    archived = manager.inspector.archived()
     assert [a.reason for a in archived] == ["cleanup"]
     assert archived[0].id not in {str(r[0]) for r in recalled}
     assert archived[0].layer == Layer.SUMMARY.value
@@ -132,9 +132,9 @@ async def test_scheduled_summary_job_runs_on_its_interval(make_manager, config) 
     await manager.start()
     for _ in range(50):
         await asyncio.sleep(0.1)
-        if manager.summary.count():
+        if len(manager.inspector.entries(Layer.SUMMARY)):
             break
-    assert manager.summary.count() == 1
+    assert len(manager.inspector.entries(Layer.SUMMARY)) == 1
     await manager.stop()
 
 
@@ -148,7 +148,7 @@ async def test_model_named_in_config_is_used_when_none_is_passed(make_manager, c
     manager = make_manager(config)
     fill(manager, ["你好"])
     await manager.run_summary_now()
-    assert manager.summary.entries()[0].content == "来自配置的模型写的总结"
+    assert manager.inspector.entries(Layer.SUMMARY)[0].content == "来自配置的模型写的总结"
 
 
 def test_bad_model_factory_is_a_config_error(config) -> None:

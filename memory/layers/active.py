@@ -6,12 +6,11 @@ the same SQLite transaction, so an interaction is always in exactly one layer.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Sequence
 
-from memory.db import ENTRY_COLUMNS, Database, entry_from_row
-from memory.layers.base import Layer, MemoryEntry, scope_of
+from memory.entries import EntryTable
+from memory.model import IndexState, Layer, MemoryEntry, scope_of
 
 OverflowHandler = Callable[[sqlite3.Connection, Sequence[MemoryEntry]], None]
 
@@ -21,8 +20,8 @@ class ActiveLayer:
 
     layer = Layer.ACTIVE
 
-    def __init__(self, db: Database, capacity: int, on_overflow: OverflowHandler) -> None:
-        self.db = db
+    def __init__(self, entries: EntryTable, capacity: int, on_overflow: OverflowHandler) -> None:
+        self.table = entries
         self.capacity = capacity
         self.on_overflow = on_overflow
 
@@ -32,47 +31,18 @@ class ActiveLayer:
         Returns:
             The entries that overflowed (already handed to ``on_overflow``).
         """
-        conn.executemany(
-            "INSERT OR IGNORE INTO entries(id, layer, scope, content, note, created_at, "
-            "significance, changed_at, indexed, tags) VALUES (?, 'active', ?, ?, ?, ?, 1.0, 0, 1, ?)",
-            [
-                (
-                    e.id,
-                    scope_of(e.user_id),
-                    e.content,
-                    e.note,
-                    e.created_at.timestamp(),
-                    json.dumps(list(e.tags), ensure_ascii=False),
-                )
-                for e in entries
-            ],
-        )
+        self.table.insert(conn, entries, IndexState.NOT_SEARCHED)
         overflowed: list[MemoryEntry] = []
         for scope in dict.fromkeys(scope_of(e.user_id) for e in entries):
-            rows = conn.execute(
-                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE layer = 'active' AND scope = ? "
-                "ORDER BY seq DESC LIMIT -1 OFFSET ?",
-                (scope, self.capacity),
-            ).fetchall()
-            overflowed.extend(entry_from_row(r) for r in reversed(rows))
+            overflowed.extend(self.table.beyond_newest(conn, self.layer, scope, self.capacity))
         if overflowed:
             self.on_overflow(conn, overflowed)
         return overflowed
 
     def entries(self, user_id: str | None = None) -> list[MemoryEntry]:
         """The window of a scope, oldest first."""
-        rows = self.db.query(
-            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE layer = 'active' AND scope = ? ORDER BY seq",
-            (scope_of(user_id),),
-        )
-        return [entry_from_row(r) for r in rows]
+        return self.table.live(self.layer, scope_of(user_id))
 
     def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
         """How many interactions the window holds (one scope, or all)."""
-        if all_scopes:
-            return self.db.count("SELECT COUNT(*) FROM entries WHERE layer = 'active'")
-        else:
-            return self.db.count(
-                "SELECT COUNT(*) FROM entries WHERE layer = 'active' AND scope = ?",
-                (scope_of(user_id),),
-            )
+        return self.table.count(self.layer, None if all_scopes else scope_of(user_id))

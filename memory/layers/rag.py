@@ -1,41 +1,26 @@
-"""What the three searchable layers share: entries in SQLite, vectors in one Chroma collection.
+"""What the three searchable layers share: rows in ``entries``, vectors in Chroma, FTS5 keywords.
 
-A layer's rows in the ``entries`` table are the truth; its collection is an index of them, kept
-in step by :meth:`RagLayer.index_pending` (rows with ``indexed = 0``), by
-:meth:`memory.sync.IndexSync.export_archived` (archived rows leave the collection) and by
-:meth:`RagLayer.repair` at start.
+A layer's rows are the truth; its collections are an index of them, kept in step by
+:meth:`RagLayer.index_pending` (rows in :attr:`IndexState.PENDING`), by the sync dropping archived
+rows, and by :meth:`RagLayer.repair` at start. A search returns only rows SQLite holds live.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import sqlite3
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memory import keyword
-from memory.db import ENTRY_COLUMNS, Database, entry_from_row
-from memory.layers.base import SHARED_SCOPE, Layer, MemoryEntry, scope_of
+from memory.entries import EntryTable
+from memory.model import IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.scoped import ScopedStores
 from memory.significance import significance_at
-from memory.store import VectorStore
 
 logger = logging.getLogger(__name__)
 
 Vector = list[float]
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A live entry found by a layer search, with its similarity and current significance."""
-
-    entry: MemoryEntry
-    similarity: float
-    significance: float
-    fused: float = 0.0
-    """Reciprocal-rank-fusion score (hybrid mode only)."""
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -52,191 +37,95 @@ class RagLayer:
     shared: bool = False
     """Static memories are shared by every user; other layers are kept per user scope."""
 
-    def __init__(self, db: Database, stores: ScopedStores, now: Callable[[], datetime]) -> None:
-        self.db = db
+    def __init__(self, entries: EntryTable, stores: ScopedStores, now: Callable[[], datetime]) -> None:
+        self.table = entries
         self.stores = stores
         self.now = now
 
-    @property
-    def store(self) -> VectorStore:
-        """The collection of the shared scope (the only one of a shared layer)."""
-        return self.stores.for_scope(SHARED_SCOPE)
+    def _scope(self, user_id: str | None) -> str | None:
+        """The rows' scope key of a user (``None``: every scope, for a shared layer)."""
+        return None if self.shared else scope_of(user_id)
 
     def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
         """The number of live entries (in one scope, or all)."""
-        if all_scopes or self.shared:
-            return self.db.count("SELECT COUNT(*) FROM entries WHERE layer = ?", (self.layer.value,))
-        else:
-            return self.db.count(
-                "SELECT COUNT(*) FROM entries WHERE layer = ? AND scope = ?",
-                (self.layer.value, scope_of(user_id)),
-            )
-
-    def has_entries(self, scope: str) -> bool:
-        """Whether the layer holds a live entry in ``scope`` (one indexed lookup)."""
-        if self.shared:
-            rows = self.db.query("SELECT 1 FROM entries WHERE layer = ? LIMIT 1", (self.layer.value,))
-        else:
-            rows = self.db.query(
-                "SELECT 1 FROM entries WHERE layer = ? AND scope = ? LIMIT 1", (self.layer.value, scope)
-            )
-        return bool(rows)
+        return self.table.count(self.layer, None if all_scopes else self._scope(user_id))
 
     def entries(self, user_id: str | None = None) -> list[MemoryEntry]:
         """Live entries of a scope, oldest first."""
-        if self.shared:
-            rows = self.db.query(
-                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE layer = ? ORDER BY seq",
-                (self.layer.value,),
-            )
-        else:
-            rows = self.db.query(
-                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE layer = ? AND scope = ? ORDER BY seq",
-                (self.layer.value, scope_of(user_id)),
-            )
-        return [entry_from_row(r) for r in rows]
+        return self.table.live(self.layer, self._scope(user_id))
 
     def current_significance(self, entry: MemoryEntry, tick: int) -> float:
         """The lazily decayed significance of ``entry`` at ``tick``."""
         return significance_at(entry.significance, entry.changed_at, tick, self.decay_coefficient)
 
-    def search(self, vector: Vector, top_k: int, user_id: str | None) -> list[Candidate]:
-        """Up to ``top_k`` live entries nearest to ``vector`` in this layer and scope."""
-        if top_k <= 0:
-            return []
-        scope = scope_of(user_id)
-        if not self.has_entries(scope):
+    def _found(self, entry: MemoryEntry, similarity: float, tick: int) -> RetrievedMemory:
+        return RetrievedMemory(entry, similarity, similarity, self.current_significance(entry, tick))
+
+    def dense_ranking(
+        self, vector: Vector, depth: int, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
+        """Up to ``depth`` live entries nearest to ``vector``, best first (score = similarity)."""
+        if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
             return []  # an empty collection still costs a query
-        hits = self.stores.for_scope(scope).search(vector, top_k)
-        if not hits:
-            return []
-        by_id = {e.id: e for e in self._live(h.id for h in hits)}
-        tick = self.db.tick_of(scope)
-        found: list[Candidate] = []
-        for hit in hits:
-            entry = by_id.get(hit.id)
-            if entry is None:
-                continue  # archived or not yet committed: SQLite is the truth
-            found.append(Candidate(entry, hit.similarity, self.current_significance(entry, tick)))
-        return found
+        hits = self.stores.for_scope(scope_of(user_id)).search(vector, depth)
+        by_id = {e.id: e for e in self.table.by_ids(self.layer, [h.id for h in hits])}
+        # an id SQLite does not hold live (archived, not yet committed) is skipped: SQLite is the truth
+        return [self._found(by_id[h.id], h.similarity, tick) for h in hits if h.id in by_id]
 
-    def hybrid_search(
-        self,
-        vector: Vector,
-        expression: str | None,
-        top_k: int,
-        user_id: str | None,
-        *,
-        rrf_k: int,
-        depth: int,
-        keyword_weight: float = 1.0,
-    ) -> list[Candidate]:
-        """Dense and keyword (FTS5 bm25) rankings fused by reciprocal rank, best ``top_k``.
-
-        Args:
-            expression: the FTS5 MATCH expression of the query (None: dense only).
-            depth: how many candidates each ranking contributes.
-            keyword_weight: weight of the keyword ranking in the fusion (the dense one weighs 1).
-        """
-        if top_k <= 0:
-            return []
-        dense = self.search(vector, depth, user_id)
-        keyword_ids = self.keyword_ranking(expression, depth, user_id) if expression else []
-        fused: dict[str, float] = {}
-        for ranking, weight in (([c.entry.id for c in dense], 1.0), (keyword_ids, keyword_weight)):
-            for rank, entry_id in enumerate(ranking, start=1):
-                fused[entry_id] = fused.get(entry_id, 0.0) + weight / (rrf_k + rank)
-        best = sorted(fused, key=lambda i: fused[i], reverse=True)[:top_k]
-        by_id = {c.entry.id: c for c in dense}
-        missing = [i for i in best if i not in by_id]
-        if missing:
-            by_id.update({c.entry.id: c for c in self._candidates_for(missing, vector, user_id)})
-        return [replace(by_id[i], fused=fused[i]) for i in best if i in by_id]
-
-    def keyword_ranking(self, expression: str, depth: int, user_id: str | None) -> list[str]:
-        """Ids ranked by FTS5 bm25 for an FTS5 MATCH expression (empty scopes cost nothing)."""
-        scope = scope_of(user_id)
-        if not self.has_entries(scope):
+    def keyword_ranking(self, terms: set[str], depth: int, user_id: str | None) -> list[str]:
+        """Ids ranked by FTS5 bm25 on any of ``terms``, best first (empty scopes cost nothing)."""
+        scope = self._scope(user_id)
+        if depth <= 0 or not terms or not self.table.exists(self.layer, scope):
             return []
         hits = keyword.search(
-            self.db.query,
-            expression=expression,
-            layer=self.layer.value,
-            scope=None if self.shared else scope,
-            limit=depth,
+            self.table.db.query, terms=terms, layer=self.layer.value, scope=scope, limit=depth
         )
         return [entry_id for entry_id, _ in hits]
 
-    def _candidates_for(self, ids: Sequence[str], vector: Vector, user_id: str | None) -> list[Candidate]:
-        """Candidates for entries found by keywords only: similarity from their stored vectors."""
-        vectors = self.stores.for_scope(scope_of(user_id)).vectors(ids)
-        tick = self.db.tick_of(scope_of(user_id))
+    def memories_for(
+        self, ids: Sequence[str], vector: Vector, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
+        """Live entries by id, scored by the similarity of their stored vectors to ``vector``.
+
+        An entry not embedded yet (found by keywords during an index backlog) gets similarity 0.
+        """
+        if not ids:
+            return []
+        live = self.table.by_ids(self.layer, ids)
+        vectors = self.stores.for_scope(scope_of(user_id)).vectors([e.id for e in live]) if live else {}
         found = []
-        for entry in self._live(ids):
+        for entry in live:
             stored = vectors.get(entry.id)
-            similarity = _cosine(vector, stored) if stored is not None else 0.0
-            found.append(Candidate(entry, similarity, self.current_significance(entry, tick)))
+            found.append(self._found(entry, _cosine(vector, stored) if stored is not None else 0.0, tick))
         return found
 
-    def _live(self, ids: Iterable[str]) -> list[MemoryEntry]:
-        id_list = list(ids)
-        if not id_list:
-            return []
-        marks = ",".join("?" * len(id_list))
-        rows = self.db.query(
-            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE +layer = ? AND id IN ({marks})",  # by id, not layer
-            (self.layer.value, *id_list),
-        )
-        return [entry_from_row(r) for r in rows]
+    def index_pending(self, limit: int = 2000, *, once: bool = False) -> int:
+        """Embed live entries not yet in the vector index; returns how many were indexed.
 
-    def index_pending(self, limit: int = 2000) -> int:
-        """Add live entries not yet in the vector index; returns how many were indexed."""
+        Args:
+            limit: entries per batch (one embedding call and one upsert per scope).
+            once: stop after one batch (a bounded catch-up); else until none is pending.
+        """
         total = 0
         while True:
-            rows = self.db.query(
-                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE indexed = 0 AND layer = ? ORDER BY seq LIMIT ?",
-                (self.layer.value, limit),
-            )
-            if not rows:
+            batch = self.table.pending_index(self.layer, limit)
+            if not batch:
                 return total
-            entries = [entry_from_row(r) for r in rows]
             by_scope: dict[str, list[MemoryEntry]] = {}
-            for entry in entries:
+            for entry in batch:
                 by_scope.setdefault(scope_of(entry.user_id), []).append(entry)
             for scope, group in by_scope.items():
                 self.stores.for_scope(scope).add(
                     [e.id for e in group], [e.index_text for e in group], [self.metadata(e) for e in group]
                 )
-            with self.db.transaction() as conn:
-                conn.executemany(
-                    "UPDATE entries SET indexed = 1 WHERE id = ? AND layer = ?",
-                    [(e.id, self.layer.value) for e in entries],
-                )
-            total += len(entries)
+            self.table.set_index_state(self.layer, [e.id for e in batch], IndexState.INDEXED)
+            total += len(batch)
+            if once:
+                return total
 
     def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
         """The Chroma metadata of an entry: its scope and creation time."""
         return {"scope": scope_of(entry.user_id), "created_at": entry.created_at.timestamp()}
-
-    def mark_unindexed(self, conn: sqlite3.Connection, entry_ids: Sequence[str]) -> None:
-        """Flag entries whose indexed text changed so the next sync re-embeds them."""
-        conn.executemany(
-            "UPDATE entries SET indexed = 0 WHERE id = ? AND layer = ?",
-            [(i, self.layer.value) for i in entry_ids],
-        )
-
-    def indexed_ids(self) -> set[str]:
-        """Ids SQLite says are live in this layer."""
-        rows = self.db.query("SELECT id FROM entries WHERE layer = ?", (self.layer.value,))
-        return {str(r[0]) for r in rows}
-
-    def live_ids_by_collection(self) -> dict[str, set[str]]:
-        """Live ids grouped by the collection that should hold them."""
-        rows = self.db.query("SELECT id, scope FROM entries WHERE layer = ?", (self.layer.value,))
-        grouped: dict[str, set[str]] = {}
-        for entry_id, scope in rows:
-            grouped.setdefault(self.stores.name_of(str(scope)), set()).add(str(entry_id))
-        return grouped
 
     def repair(self) -> tuple[int, int]:
         """Make the index match SQLite: add what it lacks, drop what SQLite does not hold live.
@@ -244,7 +133,9 @@ class RagLayer:
         Returns:
             (added, removed) counts.
         """
-        live = self.live_ids_by_collection()
+        live: dict[str, set[str]] = {}
+        for scope, ids in self.table.ids_by_scope(self.layer).items():
+            live.setdefault(self.stores.name_of(scope), set()).update(ids)
         missing: list[str] = []
         removed = 0
         existing = self.stores.existing_names()
@@ -258,11 +149,11 @@ class RagLayer:
                 store.delete(extra)
                 removed += len(extra)
         if missing:
-            with self.db.transaction() as conn:
-                self.mark_unindexed(conn, sorted(missing))
+            self.table.set_index_state(self.layer, sorted(missing), IndexState.PENDING)
         return self.index_pending(), removed
 
     def drop_all(self) -> None:
-        """Delete every collection of this layer (``reindex``)."""
+        """Delete every collection of this layer and mark its rows pending (``reindex``)."""
         for name in self.stores.existing_names() | self.stores.cached_names():
             self.stores.by_name(name).drop()
+        self.table.set_index_state(self.layer, None, IndexState.PENDING)

@@ -20,18 +20,18 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.db import Database
+from memory.entries import EntryTable
 from memory.errors import StaticMemoryError
-from memory.layers.base import SHARED_SCOPE, Layer, MemoryEntry
-from memory.layers.rag import Candidate, RagLayer
+from memory.layers.rag import RagLayer
+from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
 from memory.scoped import ScopedStores
+from memory.store import VectorStore
 
 logger = logging.getLogger(__name__)
 
 STATIC_DIR = "static_memories"
 TEXT_SUFFIXES = {".txt", ".md"}
 _PARAGRAPH = re.compile(r"\n\s*\n")
-_QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,18 @@ class StaticLayer(RagLayer):
     layer = Layer.STATIC
     shared = True
 
-    def __init__(self, db: Database, stores: ScopedStores, folder: Path, now: Callable[[], datetime]) -> None:
-        super().__init__(db, stores, now)
+    def __init__(
+        self, entries: EntryTable, stores: ScopedStores, folder: Path, now: Callable[[], datetime]
+    ) -> None:
+        super().__init__(entries, stores, now)
         self.folder = folder
         self._matrix: tuple[list[MemoryEntry], np.ndarray] | None = None
         self._texts: dict[str, str] | None = None
+
+    @property
+    def store(self) -> VectorStore:
+        """The one collection of the layer (shared by every user)."""
+        return self.stores.for_scope(SHARED_SCOPE)
 
     def load(self) -> int:
         """Sync the layer with the files; returns how many memories are new.
@@ -128,55 +135,48 @@ class StaticLayer(RagLayer):
         if not self.folder.is_dir():
             logger.warning("persona has no %s folder at %s: no static memories", STATIC_DIR, self.folder)
         memories = {m.id: m for m in read_static_memories(self.folder)}
-        known = self.indexed_ids()
-        new = [m for i, m in memories.items() if i not in known]
+        known = {e.id for e in self.entries()}
+        created = self.now()
+        new = [
+            MemoryEntry(m.id, self.layer, m.content, created, tags=m.tags, source=m.source)
+            for i, m in memories.items()
+            if i not in known
+        ]
         removed = sorted(known - set(memories))
-        created = self.now().timestamp()
-        with self.db.transaction() as conn:
-            conn.executemany(
-                "INSERT OR IGNORE INTO entries(id, layer, scope, content, created_at, significance,"
-                " changed_at, indexed, tags, source) VALUES (?, 'static', ?, ?, ?, 1.0, 0, 0, ?, ?)",
-                [
-                    (
-                        m.id,
-                        SHARED_SCOPE,
-                        m.content,
-                        created,
-                        json.dumps(list(m.tags), ensure_ascii=False),
-                        m.source,
-                    )
-                    for m in new
-                ],
-            )
-            conn.executemany("DELETE FROM entries WHERE id = ? AND layer = 'static'", [(i,) for i in removed])
+        with self.table.db.transaction() as conn:
+            self.table.insert(conn, new, IndexState.PENDING)
+            self.table.delete(conn, self.layer, removed)
         if removed:
             self.store.delete(removed)
         self._matrix = None
         self._texts = None
         return len(new)
 
-    def search(self, vector: list[float], top_k: int, user_id: str | None) -> list[Candidate]:
+    def dense_ranking(
+        self, vector: list[float], depth: int, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
         """Exact cosine search over the preset memories, held in memory (they are few and fixed)."""
-        if top_k <= 0:
+        if depth <= 0:
             return []
         if self._matrix is None:
             self._matrix = self._load_matrix()
             if self._matrix is None:
-                return super().search(vector, top_k, user_id)
+                return super().dense_ranking(vector, depth, user_id, tick)
         entries, matrix = self._matrix
         if not entries:
             return []
         query = np.asarray(vector, dtype=np.float32)
         scores = matrix @ (query / (np.linalg.norm(query) or 1.0))
-        best = np.argsort(-scores, kind="stable")[:top_k]
-        return [Candidate(entries[i], float(scores[i]), 1.0) for i in best]
+        best = np.argsort(-scores, kind="stable")[:depth]
+        return [RetrievedMemory(entries[i], float(scores[i]), float(scores[i]), 1.0) for i in best]
 
-    def keyword_ranking(self, expression: str, depth: int, user_id: str | None) -> list[str]:
+    def keyword_ranking(self, terms: set[str], depth: int, user_id: str | None) -> list[str]:
         """In-memory keyword ranking (idf of the matched words): a full-table FTS match would
         cost as much as the whole store to find a few preset memories."""
+        if depth <= 0 or not terms:
+            return []
         if self._texts is None:
             self._texts = {e.id: e.index_text.lower() for e in self.entries()}
-        terms = {t.replace('""', '"') for t in _QUOTED.findall(expression)}
         matched = {i: {t for t in terms if t in text} for i, text in self._texts.items()}
         df = {t: sum(1 for found in matched.values() if t in found) for t in terms}
         total = len(self._texts)
@@ -194,6 +194,6 @@ class StaticLayer(RagLayer):
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
         return entries, matrix
 
-    def metadata(self, entry: object) -> dict[str, str | int | float | bool]:
+    def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
         """Static memories carry no scope: every user shares them."""
         return {"scope": SHARED_SCOPE}

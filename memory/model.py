@@ -1,10 +1,15 @@
-"""Values that cross module lines: layers, interactions, entries, retrieved memories."""
+"""Domain types at the bottom of the package: layers, scopes, interactions, entries, results.
+
+Every other module may import this one; it imports nothing of the package. Values that cross
+module lines are frozen dataclasses; the states an entry passes through with the derived stores
+(vector index, archive file) are the two enums below, defined here and nowhere else.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 
 class Layer(StrEnum):
@@ -18,6 +23,35 @@ class Layer(StrEnum):
 
 
 RAG_LAYERS: tuple[Layer, ...] = (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)
+"""The layers a query searches (active is injected whole, archived is never returned)."""
+
+
+class IndexState(IntEnum):
+    """An entry's place in the vector index (the ``entries.indexed`` column).
+
+    ``PENDING`` -> ``INDEXED`` when the background sync embeds it; back to ``PENDING`` when its
+    text changes or the index must be rebuilt. Active entries are ``NOT_SEARCHED``: they are
+    injected whole into the prompt and enter the index only when they overflow (``PENDING``).
+    """
+
+    PENDING = 0
+    INDEXED = 1
+    NOT_SEARCHED = 2
+
+
+class ExportState(IntEnum):
+    """An archived entry's way into the archive file (the ``entries.exported`` column).
+
+    Archiving sets ``PENDING``; the sync marks ``EXPORTING`` before it appends the line and
+    ``DONE`` after, so a crash in between is recovered without writing a line twice. Entries that
+    were never archived are ``DONE`` (nothing to export).
+    """
+
+    PENDING = 0
+    DONE = 1
+    EXPORTING = 2
+
+
 SHARED_SCOPE = ""
 """The scope key of ``user_id=None``: the persona's shared memory."""
 
@@ -77,9 +111,16 @@ class MemoryEntry:
 
 @dataclass(frozen=True)
 class RetrievedMemory:
-    """A memory returned by a retrieval, with how it was scored."""
+    """A memory returned by a retrieval, with how it was scored.
+
+    ``score`` is what the selection ranked by (fused score in hybrid mode, similarity in quota
+    mode, similarity x layer weight in weighted mode); the ranks are 1-based places in the dense
+    and keyword rankings of its layer (``None``: not in that ranking).
+    """
 
     entry: MemoryEntry
     score: float
     similarity: float
     significance: float
+    dense_rank: int | None = None
+    keyword_rank: int | None = None

@@ -1,0 +1,80 @@
+"""Pure ranking rules of a retrieval: reciprocal-rank fusion, and quota / weighted selection.
+
+Values in, values out: no store, no clock. The retriever gathers each layer's dense and keyword
+rankings, then asks this module which memories to return and with what score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from memory.config import RetrievalMode
+from memory.model import Layer, RetrievedMemory
+
+
+@dataclass(frozen=True)
+class Fused:
+    """One id's place after fusing a dense and a keyword ranking (ranks are 1-based)."""
+
+    id: str
+    score: float
+    dense_rank: int | None
+    keyword_rank: int | None
+
+
+def fuse(
+    dense_ids: Sequence[str],
+    keyword_ids: Sequence[str],
+    *,
+    rrf_k: int,
+    keyword_weight: float = 1.0,
+    top_k: int,
+) -> list[Fused]:
+    """Reciprocal-rank fusion, best ``top_k`` first: ``sum(weight / (rrf_k + rank))``.
+
+    The dense ranking weighs 1; ties keep the dense ranking's order, then the keyword one's.
+    """
+    scores: dict[str, float] = {}
+    dense_rank = {entry_id: rank for rank, entry_id in enumerate(dense_ids, start=1)}
+    keyword_rank = {entry_id: rank for rank, entry_id in enumerate(keyword_ids, start=1)}
+    for ranks, weight in ((dense_rank, 1.0), (keyword_rank, keyword_weight)):
+        for entry_id, rank in ranks.items():
+            scores[entry_id] = scores.get(entry_id, 0.0) + weight / (rrf_k + rank)
+    best = sorted(scores, key=lambda i: scores[i], reverse=True)[:top_k]
+    return [Fused(i, scores[i], dense_rank.get(i), keyword_rank.get(i)) for i in best]
+
+
+def depth_of(mode: RetrievalMode, layer: Layer, quotas: Mapping[str, int], top_k: int) -> int:
+    """How many memories a layer may contribute: its quota, or ``top_k`` in weighted mode."""
+    if mode == RetrievalMode.WEIGHTED:
+        return top_k
+    return int(quotas.get(layer.value, 0))
+
+
+def select(
+    mode: RetrievalMode,
+    found: Mapping[Layer, Sequence[RetrievedMemory]],
+    *,
+    quotas: Mapping[str, int],
+    weights: Mapping[str, float],
+    top_k: int,
+    limit: int | None,
+) -> list[RetrievedMemory]:
+    """The memories a retrieval returns, best first.
+
+    Quota and hybrid modes: each layer's best ``quota`` by score, merged, cut to ``limit``.
+    Weighted mode: every candidate scored ``similarity x layer weight``, best ``limit or top_k``.
+    """
+    chosen: list[RetrievedMemory] = []
+    if mode == RetrievalMode.WEIGHTED:
+        for layer, memories in found.items():
+            weight = float(weights.get(layer.value, 0.0))
+            chosen.extend(replace(m, score=m.similarity * weight) for m in memories)
+        chosen.sort(key=lambda m: m.score, reverse=True)
+        return chosen[: limit or top_k]
+    for layer, memories in found.items():
+        quota = int(quotas.get(layer.value, 0))
+        chosen.extend(sorted(memories, key=lambda m: m.score, reverse=True)[:quota])
+    chosen.sort(key=lambda m: m.score, reverse=True)
+    return chosen[:limit] if limit else chosen
