@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory.errors import PersonaNotFoundError, StaticMemoryError
-from memory.layers.static import STATIC_DIR
+
+STATIC_DIR = "static_memories"
+"""The folder of a persona's preset memories."""
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,12 @@ from memory.entries import EntryTable
 from memory.errors import StaticMemoryError
 from memory.layers.rag import RagLayer
 from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
+from memory.persona import STATIC_DIR
 from memory.scoped import ScopedStores
 from memory.store import VectorStore
 
 logger = logging.getLogger(__name__)
 
-STATIC_DIR = "static_memories"
 TEXT_SUFFIXES = {".txt", ".md"}
 _PARAGRAPH = re.compile(r"\n\s*\n")
 

@@ -1,0 +1,140 @@
+"""The package's shape: a small public API, no import cycle, no module importing a layer above it."""
+
+from __future__ import annotations
+
+import ast
+import types
+from pathlib import Path
+
+import memory
+
+PACKAGE = Path(memory.__file__).parent
+
+EXPORTED = [
+    "ClosedError",
+    "ConfigError",
+    "ImportReport",
+    "InputTooLargeError",
+    "InputTypeError",
+    "Interaction",
+    "InvalidInputError",
+    "Layer",
+    "MemoryConfig",
+    "MemoryEngineError",
+    "MemoryEntry",
+    "MemoryManager",
+    "PersonaNotFoundError",
+    "RetrievalMode",
+    "RetrievalResult",
+    "RetrievedMemory",
+    "StoreError",
+    "StoreLockedError",
+    "StoreMode",
+]
+
+# Bottom to top: a module may import modules of its own rank or below, never above.
+RANKS: list[set[str]] = [
+    {"model", "errors", "samples"},
+    {"significance", "formatter", "validation", "breaker", "archive", "prompts", "persona", "config_fields"},
+    {"config", "db", "keyword", "importer"},
+    {"embeddings", "store", "journal", "entries", "summarizer", "ranking"},
+    {"scoped"},
+    {"layers", "layers.rag", "layers.decaying", "layers.active", "layers.temporary", "layers.summary"},
+    {"layers.static"},
+    {"decay", "sync", "recorder", "jobs"},
+    {"retriever", "scheduler"},
+    {"engine"},
+    {"state", "inspection"},
+    {"manager"},
+    {"demo", "cli", "__main__"},
+]
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).with_suffix("")
+        parts = [p for p in relative.parts if p != "__init__"]
+        if parts and parts[0] == "bench":
+            continue
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """The package modules a file imports (``from memory import x`` counts when x is a module)."""
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.startswith("memory."):
+                inner = name.removeprefix("memory.")
+                while inner and inner not in modules:
+                    inner = inner.rpartition(".")[0]
+                if inner:
+                    targets.add(inner)
+    return targets
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    names = set(modules) - {""}
+    return {name: _imports(path, names) - {name} for name, path in modules.items() if name}
+
+
+def test_public_names_are_exactly_the_documented_ones() -> None:
+    public = sorted(
+        name
+        for name, value in vars(memory).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    )
+    assert memory.__all__ == EXPORTED == public
+
+
+def test_every_module_has_a_rank() -> None:
+    ranked = set().union(*RANKS)
+    assert set(_graph()) == ranked, "add the new module to RANKS (bottom to top)"
+
+
+def test_no_module_imports_a_module_above_it() -> None:
+    rank = {name: level for level, names in enumerate(RANKS) for name in names}
+    upward = [
+        f"{module} -> {target}"
+        for module, targets in _graph().items()
+        for target in targets
+        if module != "layers" and rank[target] > rank[module]
+    ]
+    assert upward == []
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    graph = {m: t - {"layers"} for m, t in _graph().items() if m != "layers"}
+    visiting: set[str] = set()
+    done: set[str] = set()
+    cycles: list[str] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        if module in done:
+            return
+        if module in visiting:
+            cycles.append(" -> ".join([*path[path.index(module) :], module]))
+            return
+        visiting.add(module)
+        for target in sorted(graph.get(module, ())):
+            visit(target, [*path, module])
+        visiting.discard(module)
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])
+    assert cycles == []
+
+
+def test_domain_types_import_nothing_of_the_package() -> None:
+    graph = _graph()
+    assert graph["model"] == set() and graph["errors"] == set()
