@@ -69,6 +69,7 @@ class SummaryConfig:
     """``"package.module:callable"`` returning a LangChain chat model, used when the manager gets
     ``summary_model=None``; empty means the extractive summariser."""
     max_summary_chars: int = 600
+    concurrency: int = 4
 
 
 @dataclass
@@ -87,6 +88,10 @@ class RetrievalConfig:
     keyword_max_df: float = 0.25
     keyword_tokenizer: str = "jieba"
     candidate_multiplier: int = 4
+    catch_up_seconds: float = 0.05
+    deep_recall: bool = True
+    cold_weight: float = 0.9
+    recency_weight: float = 0.25
 
 
 @dataclass

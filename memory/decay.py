@@ -1,7 +1,8 @@
 """The decay tick: what one retrieval does to significance, in one SQLite transaction.
 
-The scope's clock advances by one; the entries the retrieval returned are boosted; entries whose
-forget tick has come are archived. Nothing else is written (decay is lazy).
+The scope's clock advances by one; the hot entries the retrieval returned are boosted, the cold
+ones it returned are revived; entries whose forget tick has come are demoted to the cold tier.
+Nothing else is written (decay is lazy).
 """
 
 from __future__ import annotations
@@ -23,11 +24,22 @@ class DecayTick:
         self.decaying = decaying
 
     def apply(self, user_id: str | None, memories: Sequence[RetrievedMemory]) -> int:
-        """Apply one tick for ``user_id``; returns how many entries were forgotten."""
+        """Apply one tick for ``user_id``; returns how many entries changed tier (both ways)."""
         scope = scope_of(user_id)
+        moved = 0
         with self.db.transaction() as conn:
             tick = self.db.advance_clock(conn, scope)
             for layer in self.decaying:
-                recalled = [m.entry.id for m in memories if m.entry.layer == layer.layer]
-                layer.recall(conn, scope, tick, recalled)
-            return self.temporary.forget_due(conn, scope, tick)
+                mine = [m for m in memories if m.entry.layer == layer.layer]
+                layer.recall(conn, scope, tick, [m.entry.id for m in mine if not m.revived])
+                moved += layer.revive(conn, tick, [m.entry.id for m in mine if m.revived])
+            return moved + self.temporary.forget_due(conn, scope, tick)
+
+    def restore(self, entry_id: str) -> bool:
+        """Revive one cold memory now, at its scope's current tick; False if it is not cold."""
+        with self.db.transaction() as conn:
+            found = self.temporary.table.cold_origin(conn, entry_id)
+            layer = next((d for d in self.decaying if found is not None and d.layer == found[0]), None)
+            if found is None or layer is None:
+                return False
+            return layer.revive(conn, self.db.tick_in(conn, found[1]), [entry_id]) > 0

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from memory.archive import ArchivedMemory
 from memory.db import Database, from_epoch
-from memory.model import RAG_LAYERS, ExportState, IndexState, Layer, MemoryEntry, scope_of, user_of
+from memory.model import INDEXED_LAYERS, ExportState, IndexState, Layer, MemoryEntry, scope_of, user_of
 
 SCHEMA_KEY = "entries_schema"
 SCHEMA_VERSION = "2"
@@ -46,8 +46,10 @@ CREATE INDEX IF NOT EXISTS entries_unindexed ON entries(indexed, layer);
 CREATE INDEX IF NOT EXISTS entries_unexported ON entries(exported);
 """
 
-_COLUMNS = "id, layer, scope, content, note, created_at, significance, changed_at, tags, source"
-_SEARCHED = ",".join(f"'{layer.value}'" for layer in RAG_LAYERS)
+_COLUMNS = (
+    "id, layer, scope, content, note, created_at, significance, changed_at, tags, source, archived_layer"
+)
+_SEARCHED = ",".join(f"'{layer.value}'" for layer in INDEXED_LAYERS)
 
 Significance = tuple[str, float, int]
 """``(entry id, significance, changed_at tick)`` as stored."""
@@ -69,7 +71,7 @@ def install(conn: sqlite3.Connection) -> None:
 
 
 def _entry(row: Sequence[object]) -> MemoryEntry:
-    entry_id, layer, scope, content, note, created_at, significance, changed_at, tags, source = row
+    entry_id, layer, scope, content, note, created_at, significance, changed_at, tags, source, origin = row
     return MemoryEntry(
         id=str(entry_id),
         layer=Layer(str(layer)),
@@ -81,6 +83,7 @@ def _entry(row: Sequence[object]) -> MemoryEntry:
         note=None if note is None else str(note),
         tags=tuple(json.loads(str(tags))),
         source=None if source is None else str(source),
+        origin=Layer(str(origin)) if origin is not None and layer == Layer.ARCHIVED.value else None,
     )
 
 
@@ -123,6 +126,14 @@ class EntryTable:
         return self.db.count(
             "SELECT COUNT(*) FROM entries WHERE layer = ? AND scope = ?", (layer.value, scope)
         )
+
+    def count_cold(self, origin: Layer, scope: str | None) -> int:
+        """Cold (archived) entries forgotten from ``origin`` (one scope, or all)."""
+        sql = "SELECT COUNT(*) FROM entries WHERE layer = ? AND archived_layer = ?"
+        params: tuple[str, ...] = (Layer.ARCHIVED.value, origin.value)
+        if scope is not None:
+            sql, params = sql + " AND scope = ?", (*params, scope)
+        return self.db.count(sql, params)
 
     def exists(self, layer: Layer, scope: str | None) -> bool:
         """Whether the layer holds an entry (in one scope, or any): one indexed lookup."""
@@ -239,14 +250,44 @@ class EntryTable:
     ) -> None:
         """Archive entries ``(id, final significance)`` of a layer; the sync exports them."""
         archived, pending = Layer.ARCHIVED.value, int(ExportState.PENDING)
+        pending_index = int(IndexState.PENDING)  # its vector moves to the cold collections
         conn.executemany(
             "UPDATE entries SET layer = ?, archived_layer = ?, archived_reason = ?, archived_at = ?, "
-            "significance = ?, exported = ? WHERE id = ? AND layer = ?",
+            "significance = ?, exported = ?, indexed = ? WHERE id = ? AND layer = ?",
             [
-                (archived, layer.value, reason, at.timestamp(), value, pending, i, layer.value)
+                (archived, layer.value, reason, at.timestamp(), value, pending, pending_index, i, layer.value)
                 for i, value in finals
             ],
         )
+
+    @staticmethod
+    def cold_origin(conn: sqlite3.Connection, entry_id: str) -> tuple[Layer, str] | None:
+        """``(origin layer, scope)`` of a cold entry, ``None`` when the id is not cold."""
+        row = conn.execute(
+            "SELECT archived_layer, scope FROM entries WHERE id = ? AND layer = ?",
+            (entry_id, Layer.ARCHIVED.value),
+        ).fetchone()
+        return None if row is None or row[0] is None else (Layer(str(row[0])), str(row[1]))
+
+    @staticmethod
+    def revive(
+        conn: sqlite3.Connection, origin: Layer, updates: Sequence[tuple[str, float, int, int | None]]
+    ) -> int:
+        """Bring cold entries ``(id, significance, changed_at, forget_at)`` back to ``origin``.
+
+        The ``archived_*`` columns keep describing the last forgetting, so a record not yet in the
+        archive file still gets there.
+        """
+        pending = int(IndexState.PENDING)
+        cursor = conn.executemany(
+            "UPDATE entries SET layer = ?, significance = ?, changed_at = ?, forget_at = ?, indexed = ? "
+            "WHERE id = ? AND layer = ? AND archived_layer = ?",
+            [
+                (origin.value, s, c, f, pending, i, Layer.ARCHIVED.value, origin.value)
+                for i, s, c, f in updates
+            ],
+        )
+        return max(cursor.rowcount, 0)
 
     @staticmethod
     def set_note(conn: sqlite3.Connection, entry_id: str, note: str) -> None:

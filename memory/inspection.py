@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from memory.archive import ArchivedMemory
 from memory.engine import Engine
+from memory.layers.rag import RagLayer
 from memory.model import Interaction, Layer, MemoryEntry, scope_of
 
 
@@ -18,13 +19,15 @@ class MemoryInspector:
         self._engine = engine
 
     def entries(self, layer: Layer, user_id: str | None = None) -> list[MemoryEntry]:
-        """The entries of a layer in a user's scope, oldest first (static: the shared ones)."""
+        """The entries of a layer in a user's scope, oldest first (static: the shared ones;
+        archived: the cold tier)."""
         engine = self._engine
         if layer == Layer.ACTIVE:
             return engine.active.entries(user_id)
-        if layer == Layer.ARCHIVED:
-            return engine.entries.live(Layer.ARCHIVED, scope_of(user_id))
-        return engine.rag_layers[layer].entries(user_id)
+        return self._rag(layer).entries(user_id)
+
+    def _rag(self, layer: Layer) -> RagLayer:
+        return self._engine.cold if layer == Layer.ARCHIVED else self._engine.rag_layers[layer]
 
     def entry(self, entry_id: str) -> MemoryEntry | None:
         """One entry of any layer by id."""
@@ -50,7 +53,7 @@ class MemoryInspector:
 
     def indexed_ids(self, layer: Layer, user_id: str | None = None) -> set[str]:
         """The ids the vector index holds for a layer and user scope."""
-        return self._engine.rag_layers[layer].stores.for_scope(scope_of(user_id)).ids()
+        return self._rag(layer).stores.for_scope(scope_of(user_id)).ids()
 
     def collection_names(self) -> set[str]:
         """Every vector collection of this persona on the backend."""

@@ -24,6 +24,8 @@ TRIGRAM = "trigram"
 TOKENIZERS = (JIEBA, TRIGRAM)
 FTS_TABLE = "entries_fts"
 VOCAB_TABLE = "entries_fts_vocab"
+INDEX_VERSION = 2
+"""Version 2 keeps forgotten (cold) memories in the keyword index: deep recall searches them."""
 MIN_DOCS_FOR_DF = 20
 """Below this many memories every term is kept: frequencies mean little."""
 _TOKEN_FUNCTION = "persona_memory_tokens"
@@ -126,12 +128,12 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
     if cache_dir is not None and tokenizer == JIEBA:
         _jieba_cut("", cache_dir)
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
-    rebuild = row is None or row[0] != tokenizer
+    version = f"{tokenizer}/{INDEX_VERSION}"
+    rebuild = row is None or row[0] != version
     if rebuild:
         conn.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
         conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
     fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
-    archived = Layer.ARCHIVED.value
     value = "coalesce(new.note, '') || ' ' || new.content"
     indexed = value if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}({value})"
     conn.executescript(
@@ -142,17 +144,12 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         DROP TRIGGER IF EXISTS entries_fts_update;
         DROP TRIGGER IF EXISTS entries_fts_delete;
         DROP TRIGGER IF EXISTS entries_fts_archive;
-        CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries WHEN new.layer <> '{archived}' BEGIN
+        CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
             INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
         END;
         CREATE TRIGGER entries_fts_update AFTER UPDATE OF note, content ON entries BEGIN
             DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
-            INSERT INTO {FTS_TABLE}(rowid, tokens)
-                SELECT new.seq, {indexed} WHERE new.layer <> '{archived}';
-        END;
-        CREATE TRIGGER entries_fts_archive AFTER UPDATE OF layer ON entries
-        WHEN new.layer = '{archived}' AND old.layer <> '{archived}' BEGIN
-            DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
+            INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
         END;
         CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
             DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
@@ -162,15 +159,11 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
     if rebuild:
         content = "coalesce(note, '') || ' ' || content"
         column = content if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}({content})"
-        conn.execute(
-            f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries "
-            "WHERE layer <> ?",
-            (archived,),
-        )
+        conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries")
         conn.execute(
             "INSERT INTO meta(key, value) VALUES ('keyword_tokenizer', ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (tokenizer,),
+            (version,),
         )
     return rebuild
 
@@ -182,20 +175,31 @@ def search(
     layer: str,
     scope: str | None,
     limit: int,
+    with_cold: bool = False,
 ) -> list[tuple[str, float]]:
     """``(entry id, bm25 score)`` of entries matching any term, best first.
 
     FTS5's bm25 is lower-is-better; it is negated here. No terms: no match.
+
+    Args:
+        with_cold: also rank the layer's forgotten (archived) entries, in the same ranking.
     """
     expression = _match_expression(terms)
     if not expression:
         return []
-    scope_clause = "" if scope is None else "AND +e.scope = ?"
-    params: Iterable[object] = (expression, layer, *(() if scope is None else (scope,)), limit)
+    layer_clause = "+e.layer = ?"
+    params: list[object] = [expression, layer]
+    if with_cold:
+        layer_clause = "(+e.layer = ? OR (+e.layer = ? AND e.archived_layer = ?))"
+        params += [Layer.ARCHIVED.value, layer]
+    scope_clause = ""
+    if scope is not None:
+        scope_clause = "AND +e.scope = ?"
+        params.append(scope)
     rows = query(
         f"SELECT e.id, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
         f"CROSS JOIN entries e ON e.seq = {FTS_TABLE}.rowid "  # matches first, then their rows
-        f"WHERE {FTS_TABLE} MATCH ? AND +e.layer = ? {scope_clause} ORDER BY rank LIMIT ?",
-        tuple(params),
+        f"WHERE {FTS_TABLE} MATCH ? AND {layer_clause} {scope_clause} ORDER BY rank LIMIT ?",
+        (*params, limit),
     )
     return [(str(entry_id), -float(rank)) for entry_id, rank in rows]  # type: ignore[arg-type]

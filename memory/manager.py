@@ -35,7 +35,7 @@ from memory.persona import Persona, load_persona
 from memory.recorder import NumberedRecord, Record
 from memory.retriever import MemoryRetriever, RetrievalResult
 from memory.state import build_debug_state
-from memory.validation import check_persona, check_user_id
+from memory.validation import check_memory_id, check_persona, check_user_id
 
 logger = logging.getLogger(__name__)
 
@@ -270,6 +270,21 @@ class MemoryManager:
         removed = await asyncio.to_thread(self._check_open().jobs.cleanup)
         await asyncio.to_thread(self.flush)
         return removed
+
+    def restore(self, memory_id: str) -> bool:
+        """Bring a forgotten (cold) memory back to its layer, as if just recalled.
+
+        Returns:
+            True when it was cold and is back; False for an id that is not in the cold tier.
+
+        Raises:
+            InputTypeError, InvalidInputError: ``memory_id`` is not a non-empty str.
+        """
+        engine = self._check_open()
+        restored = engine.retriever.decay.restore(check_memory_id(memory_id))
+        if restored:
+            engine.sync.notify()  # its vector moves back to the hot collection
+        return restored
 
     def reindex(self) -> int:
         """Rebuild the vector index from SQLite; returns how many entries were indexed."""

@@ -13,7 +13,11 @@ from enum import IntEnum, StrEnum
 
 
 class Layer(StrEnum):
-    """Where an entry lives. ``ARCHIVED`` entries are forgotten or cleaned: kept, never returned."""
+    """Where an entry lives.
+
+    ``ARCHIVED`` is the cold tier: entries forgotten by decay or clean-up. They leave the prompt
+    and the hot layers but stay searchable; a retrieval that returns one revives it.
+    """
 
     ACTIVE = "active"
     TEMPORARY = "temporary"
@@ -23,7 +27,9 @@ class Layer(StrEnum):
 
 
 RAG_LAYERS: tuple[Layer, ...] = (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)
-"""The layers a query searches (active is injected whole, archived is never returned)."""
+"""The hot layers a query searches (active is injected whole; the cold tier is searched with them)."""
+INDEXED_LAYERS: tuple[Layer, ...] = (*RAG_LAYERS, Layer.ARCHIVED)
+"""The layers whose entries have vectors (each in its own collections)."""
 
 
 class IndexState(IntEnum):
@@ -97,6 +103,8 @@ class MemoryEntry:
     note: str | None = None
     tags: tuple[str, ...] = field(default_factory=tuple)
     source: str | None = None
+    origin: Layer | None = None
+    """For a cold (archived) entry, the layer it was forgotten from."""
 
     @property
     def index_text(self) -> str:
@@ -124,3 +132,5 @@ class RetrievedMemory:
     significance: float
     dense_rank: int | None = None
     keyword_rank: int | None = None
+    revived: bool = False
+    """Found in the cold tier: the retrieval brings it back to its layer (``entry.layer``)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -22,21 +22,20 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableLambda
 
 from memory import keyword, ranking
+from memory.candidates import CandidateSearch
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.db import Database
 from memory.decay import DecayTick
 from memory.errors import StoreUnavailableError
 from memory.formatter import format_active_memories, format_retrieved_memories
 from memory.layers.active import ActiveLayer
+from memory.layers.cold import ColdLayer
 from memory.layers.rag import RagLayer
 from memory.model import Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.sync import IndexSync
 from memory.validation import check_top_k, check_user_id, clean_text
 
 logger = logging.getLogger(__name__)
-
-CATCH_UP_SECONDS = 0.05
-"""Default bound on the index catch-up a retrieval may do before it searches."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,8 @@ class MemoryRetriever:
     Args:
         db: the database (the scope's decay clock is read once per retrieval).
         active: the active layer (its window is always returned whole).
-        layers: the searchable layers by :class:`Layer`.
+        layers: the hot searchable layers by :class:`Layer`.
+        cold: the cold tier, searched beside them (deep recall); ``None`` turns that off.
         config: the ``retrieval`` section.
         embeddings: the model that embeds the query (once per retrieval).
         sync: the index sync, asked for a bounded catch-up before searching.
@@ -64,7 +64,6 @@ class MemoryRetriever:
         locale: language of the prompt text.
         now: the clock used for relative times.
         max_text_chars: the longest query accepted.
-        catch_up_seconds: how long a retrieval may spend indexing a write backlog.
     """
 
     def __init__(
@@ -72,6 +71,7 @@ class MemoryRetriever:
         db: Database,
         active: ActiveLayer,
         layers: dict[Layer, RagLayer],
+        cold: ColdLayer | None,
         config: RetrievalConfig,
         embeddings: Embeddings,
         *,
@@ -80,7 +80,6 @@ class MemoryRetriever:
         locale: str,
         now: Callable[[], datetime],
         max_text_chars: int,
-        catch_up_seconds: float = CATCH_UP_SECONDS,
     ) -> None:
         self.db = db
         self.active = active
@@ -92,7 +91,8 @@ class MemoryRetriever:
         self.locale = locale
         self.now = now
         self.max_text_chars = max_text_chars
-        self.catch_up_seconds = catch_up_seconds
+        self.catch_up_seconds = config.catch_up_seconds
+        self.search = CandidateSearch(layers, cold if config.deep_recall else None, config)
         self._degraded = False
         self._common_terms = keyword.CommonTerms(db.query, config.keyword_max_df)
 
@@ -122,7 +122,8 @@ class MemoryRetriever:
         try:
             vector = self.embeddings.embed_query(query)
             terms = self._keyword_terms(query)
-            found = self._rank_layers(vector, terms, user_id, limit)
+            tick = self.db.tick_of(scope_of(user_id))
+            found = self.search.rank(vector, terms, user_id, tick, limit)
         except Exception as exc:
             self._report_degraded(exc)
             memories, degraded = [], True
@@ -165,46 +166,6 @@ class MemoryRetriever:
             return set()
         return self._common_terms.filter(keyword.query_terms(query, self.config.keyword_tokenizer))
 
-    def _rank_layers(
-        self, vector: list[float], terms: set[str], user_id: str | None, limit: int | None
-    ) -> dict[Layer, list[RetrievedMemory]]:
-        config = self.config
-        tick = self.db.tick_of(scope_of(user_id))
-        found: dict[Layer, list[RetrievedMemory]] = {}
-        for layer, rag in self.layers.items():
-            depth = ranking.depth_of(config.mode, layer, config.quotas, limit or config.top_k)
-            if config.mode != RetrievalMode.HYBRID:
-                dense = rag.dense_ranking(vector, depth, user_id, tick)
-                memories = [replace(m, dense_rank=rank) for rank, m in enumerate(dense, start=1)]
-            else:
-                memories = self._hybrid(rag, vector, terms, user_id, tick, depth)
-            found[layer] = [m for m in memories if m.similarity >= config.min_similarity]
-        return found
-
-    def _hybrid(
-        self, rag: RagLayer, vector: list[float], terms: set[str], user_id: str | None, tick: int, depth: int
-    ) -> list[RetrievedMemory]:
-        if depth <= 0:
-            return []
-        wide = depth * self.config.candidate_multiplier
-        dense = rag.dense_ranking(vector, wide, user_id, tick)
-        keywords = rag.keyword_ranking(terms, wide, user_id)
-        fused = ranking.fuse(
-            [m.entry.id for m in dense],
-            keywords,
-            rrf_k=self.config.rrf_k,
-            keyword_weight=self.config.keyword_weight,
-            top_k=depth,
-        )
-        by_id = {m.entry.id: m for m in dense}
-        missing = [f.id for f in fused if f.id not in by_id]
-        by_id.update({m.entry.id: m for m in rag.memories_for(missing, vector, user_id, tick)})
-        return [
-            replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
-            for f in fused
-            if f.id in by_id
-        ]
-
     def _report_degraded(self, error: Exception) -> None:
         if isinstance(error, StoreUnavailableError):
             logger.debug("retrieval degraded: %s", error)
@@ -217,7 +178,7 @@ class MemoryRetriever:
     def _tick(self, user_id: str | None, memories: list[RetrievedMemory]) -> None:
         try:
             if self.decay.apply(user_id, memories):
-                self.sync.notify()  # forgotten entries go to the archive file
+                self.sync.notify()  # vectors move between tiers; forgotten entries go to the archive file
         except Exception as exc:
             logger.warning("decay tick failed (%s); the retrieval is still served", exc)
 

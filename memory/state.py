@@ -21,7 +21,7 @@ def user_detail(engine: Engine, scope: str) -> dict[str, int]:
         "active": engine.active.count(user_id),
         "temporary": engine.temporary.count(user_id),
         "summary": engine.summary.count(user_id),
-        "archived": engine.entries.count(Layer.ARCHIVED, scope),
+        "cold": engine.entries.count(Layer.ARCHIVED, scope),
         "buffer": engine.journal.buffer_count(scope),
         "tick": engine.db.tick_of(scope),
     }
@@ -45,6 +45,13 @@ def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str
         "static_count": engine.static.count(all_scopes=True),
         "buffer_count": engine.journal.buffer_count(),
         "archived_count": engine.entries.count(Layer.ARCHIVED, None),
+        "tiers": {
+            layer.value: {
+                "hot": engine.entries.count(layer, None),
+                "cold": engine.entries.count_cold(layer, None),
+            }
+            for layer in (Layer.TEMPORARY, Layer.SUMMARY)
+        },
         "interactions_recorded": engine.journal.count(),
         "scheduler_running": engine.scheduler.running,
         "jobs": engine.scheduler.next_runs(),

@@ -13,7 +13,7 @@ import contextlib
 import functools
 import logging
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -209,15 +209,29 @@ class VectorStore:
 
         return self.backend.guard(run)
 
-    def add(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[Metadata]) -> None:
-        """Embed ``texts`` and upsert their vectors by id (idempotent); the texts are not stored."""
+    def add(
+        self,
+        ids: Sequence[str],
+        texts: Sequence[str],
+        metadatas: Sequence[Metadata],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> None:
+        """Upsert vectors by id (idempotent): the given ones, else embeddings of ``texts``.
+
+        The texts are embedded, never stored.
+        """
         if not ids:
             return
-        vectors = self.embeddings.embed_documents(list(texts))
+        known = vectors or {}
+        missing = [i for i, entry_id in enumerate(ids) if entry_id not in known]
+        embedded = self.embeddings.embed_documents([texts[i] for i in missing]) if missing else []
+        by_position = dict(zip(missing, embedded, strict=True))
+        ordered = [known[entry_id] if entry_id in known else by_position[i] for i, entry_id in enumerate(ids)]
         for start in range(0, len(ids), MAX_BATCH):
             end = start + MAX_BATCH
             batch_ids = list(ids[start:end])
-            batch_vectors = [list(v) for v in vectors[start:end]]
+            batch_vectors = [list(v) for v in ordered[start:end]]
             batch_meta = [dict(m) or {"_": 0} for m in metadatas[start:end]]
             self._call(functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta))
 

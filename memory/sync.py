@@ -22,7 +22,7 @@ from memory.breaker import BreakerState, CircuitBreaker
 from memory.entries import EntryTable
 from memory.errors import StoreUnavailableError
 from memory.layers.rag import RagLayer
-from memory.model import ExportState, Layer, scope_of
+from memory.model import ExportState, Layer
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +31,8 @@ CATCH_UP_BATCH = 16
 
 
 class IndexSync:
-    """Applies SQLite state to Chroma (index pending, drop archived) and to the archive JSONL."""
+    """Applies SQLite state to Chroma (index pending, move vectors between tiers) and to the
+    archive JSONL."""
 
     def __init__(
         self,
@@ -171,31 +172,22 @@ class IndexSync:
     def export_archived(self, *, recovering: bool = False) -> int:
         """Append newly archived entries to the archive file, then drop them from the index.
 
-        Exactly once: rows are marked ``EXPORTING`` before the append and ``DONE`` after. After a
-        crash between the two, ``recovering`` appends only the ids the file lacks.
+        Exactly once per forgetting: rows are marked ``EXPORTING`` before the append and ``DONE``
+        after. After a crash between the two, ``recovering`` appends only the records the file
+        lacks. A memory revived and forgotten again is a new record (same id, later time).
         """
         memories = self.table.to_export(ExportState.EXPORTING if recovering else ExportState.PENDING)
         if not memories:
             return 0
         ids = [m.id for m in memories]
         if recovering:
-            present = {m.id for m in self.archive.read()}
-            to_write = [m for m in memories if m.id not in present]
+            present = {(m.id, m.archived_at) for m in self.archive.read()}
+            to_write = [m for m in memories if (m.id, m.archived_at) not in present]
         else:
             self.table.set_export_state(ids, ExportState.EXPORTING)
             to_write = memories
         self.archive.append(to_write)
         self.table.set_export_state(ids, ExportState.DONE)
-        for layer_id, layer in self.layers.items():
-            by_scope: dict[str, list[str]] = {}
-            for m in memories:
-                if m.layer == layer_id.value:
-                    by_scope.setdefault(scope_of(m.user_id), []).append(m.id)
-            try:
-                for scope, scope_ids in by_scope.items():
-                    layer.stores.for_scope(scope).delete(scope_ids)
-            except StoreUnavailableError as exc:
-                logger.debug("archived entries stay in the index until repair: %s", exc)
         return len(to_write)
 
     def repair(self) -> dict[str, tuple[int, int]]:

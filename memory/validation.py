@@ -45,6 +45,15 @@ def check_user_id(value: object) -> str | None:
     return value
 
 
+def check_memory_id(value: object) -> str:
+    """A memory id: a non-empty str."""
+    if not isinstance(value, str):
+        raise InputTypeError("memory_id", "a str", value)
+    if not value.strip():
+        raise InvalidInputError("memory_id", "must not be empty")
+    return value
+
+
 def check_top_k(value: object) -> int:
     """A positive int."""
     if isinstance(value, bool) or not isinstance(value, int):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import fill, sql_count
+from conftest import fill
 
 from memory import MemoryManager
 from memory.keyword import query_terms, words
@@ -56,17 +56,6 @@ def test_hybrid_respects_user_isolation(make_manager, config) -> None:
     fill(manager, ["我喜欢踢足球", "x"], user_id="bob")
     assert "保险柜" not in manager.retrieve("保险柜密码", user_id="bob")[1]
     assert "保险柜" in manager.retrieve("保险柜密码", user_id="alice")[1]
-
-
-def test_forgotten_entries_leave_the_keyword_index(make_manager, config) -> None:
-    config = _hybrid(config)
-    config.temporary.decay_coefficient = 0.5
-    config.retrieval.quotas = {"temporary": 0, "summary": 0, "static": 0}
-    manager = make_manager(config)
-    fill(manager, ["独角兽饼干", "最后"])
-    for _ in range(3):
-        manager.retrieve("无关")
-    assert sql_count(manager, "SELECT COUNT(*) FROM entries_fts WHERE entries_fts MATCH '\"独角兽\"'") == 0
 
 
 def test_switching_tokenizer_rebuilds_the_keyword_index(make_manager, config) -> None:

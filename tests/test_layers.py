@@ -57,7 +57,7 @@ def test_recalled_entry_is_boosted_and_others_decay(make_manager, config) -> Non
     assert manager.inspector.significance(cake.id) == 0.25  # at tick 1
 
 
-def test_unrecalled_entry_is_forgotten_into_the_archive(make_manager, config) -> None:
+def test_unrecalled_entry_is_demoted_to_the_cold_tier_and_logged(make_manager, config) -> None:
     manager = make_manager(_decaying_config(config))
     fill(manager, ["Deployed 3-node redis cluster, config at /opt/redis/", "我喜欢吃草莓蛋糕", "现在"])
     for _ in range(3):
@@ -69,17 +69,18 @@ def test_unrecalled_entry_is_forgotten_into_the_archive(make_manager, config) ->
     assert [a.reason for a in archived] == ["forgotten"]
     assert "草莓蛋糕" in archived[0].content
     assert archived[0].significance == pytest.approx(0.0625)
-    _, rag = manager.retrieve("草莓蛋糕")
-    assert "草莓蛋糕" not in rag
+    assert [e.content for e in manager.inspector.entries(Layer.ARCHIVED)] == [archived[0].content]
 
 
-def test_forgotten_entry_is_removed_from_the_vector_index(make_manager, config) -> None:
+def test_forgotten_entry_moves_to_the_cold_vector_index(make_manager, config) -> None:
     manager = make_manager(_decaying_config(config))
     fill(manager, ["redis cluster", "草莓蛋糕", "现在"])
     for _ in range(3):
         manager.retrieve("redis cluster")
     manager.flush()
+    cold = [e.id for e in manager.inspector.entries(Layer.ARCHIVED)]
     assert len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 1
+    assert manager.inspector.indexed_ids(Layer.ARCHIVED) == set(cold) and len(cold) == 1
 
 
 def test_static_memories_load_from_md_and_json(make_manager) -> None:

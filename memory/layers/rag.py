@@ -41,6 +41,8 @@ class RagLayer:
         self.table = entries
         self.stores = stores
         self.now = now
+        self.vector_sources: list[ScopedStores] = []
+        """Collections an entry may arrive from with its vector (a tier move reuses it)."""
 
     def _scope(self, user_id: str | None) -> str | None:
         """The rows' scope key of a user (``None``: every scope, for a shared layer)."""
@@ -72,13 +74,28 @@ class RagLayer:
         # an id SQLite does not hold live (archived, not yet committed) is skipped: SQLite is the truth
         return [self._found(by_id[h.id], h.similarity, tick) for h in hits if h.id in by_id]
 
-    def keyword_ranking(self, terms: set[str], depth: int, user_id: str | None) -> list[str]:
-        """Ids ranked by FTS5 bm25 on any of ``terms``, best first (empty scopes cost nothing)."""
+    def keyword_ranking(
+        self, terms: set[str], depth: int, user_id: str | None, *, with_cold: bool = False
+    ) -> list[str]:
+        """Ids ranked by FTS5 bm25 on any of ``terms``, best first (empty scopes cost nothing).
+
+        Args:
+            with_cold: rank this layer's cold (forgotten) entries in the same ranking.
+        """
         scope = self._scope(user_id)
-        if depth <= 0 or not terms or not self.table.exists(self.layer, scope):
+        if depth <= 0 or not terms:
+            return []
+        if not self.table.exists(self.layer, scope) and not (
+            with_cold and self.table.exists(Layer.ARCHIVED, scope)
+        ):
             return []
         hits = keyword.search(
-            self.table.db.query, terms=terms, layer=self.layer.value, scope=scope, limit=depth
+            self.table.db.query,
+            terms=terms,
+            layer=self.layer.value,
+            scope=scope,
+            limit=depth,
+            with_cold=with_cold,
         )
         return [entry_id for entry_id, _ in hits]
 
@@ -115,13 +132,30 @@ class RagLayer:
             for entry in batch:
                 by_scope.setdefault(scope_of(entry.user_id), []).append(entry)
             for scope, group in by_scope.items():
-                self.stores.for_scope(scope).add(
-                    [e.id for e in group], [e.index_text for e in group], [self.metadata(e) for e in group]
-                )
+                self._index_scope(scope, group)
             self.table.set_index_state(self.layer, [e.id for e in batch], IndexState.INDEXED)
             total += len(batch)
             if once:
                 return total
+
+    def _index_scope(self, scope: str, group: list[MemoryEntry]) -> None:
+        """Upsert a scope's pending entries, moving vectors from a source collection when there."""
+        reused: dict[str, Vector] = {}
+        moved_from: list[tuple[ScopedStores, list[str]]] = []
+        for source in self.vector_sources:
+            wanted = [e.id for e in group if e.id not in reused]
+            found = source.for_scope(scope).vectors(wanted) if wanted else {}
+            if found:
+                reused.update(found)
+                moved_from.append((source, list(found)))
+        self.stores.for_scope(scope).add(
+            [e.id for e in group],
+            [e.index_text for e in group],
+            [self.metadata(e) for e in group],
+            vectors=reused,
+        )
+        for source, ids in moved_from:
+            source.for_scope(scope).delete(ids)
 
     def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
         """The Chroma metadata of an entry: its scope and creation time."""

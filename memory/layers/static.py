@@ -170,9 +170,11 @@ class StaticLayer(RagLayer):
         best = np.argsort(-scores, kind="stable")[:depth]
         return [RetrievedMemory(entries[i], float(scores[i]), float(scores[i]), 1.0) for i in best]
 
-    def keyword_ranking(self, terms: set[str], depth: int, user_id: str | None) -> list[str]:
+    def keyword_ranking(
+        self, terms: set[str], depth: int, user_id: str | None, *, with_cold: bool = False
+    ) -> list[str]:
         """In-memory keyword ranking (idf of the matched words): a full-table FTS match would
-        cost as much as the whole store to find a few preset memories."""
+        cost as much as the whole store to find a few preset memories (never cold)."""
         if depth <= 0 or not terms:
             return []
         if self._texts is None:
