@@ -92,6 +92,7 @@ class RetrievalConfig:
     deep_recall: bool = True
     cold_weight: float = 0.9
     recency_weight: float = 0.25
+    profile_budget: int = 12
 
 
 @dataclass

@@ -19,6 +19,7 @@ from langchain_core.runnables import Runnable
 
 from memory import entries as entry_table
 from memory import journal, keyword
+from memory import profile as profile_table
 from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
 from memory.db import Database, FolderLock
@@ -35,6 +36,7 @@ from memory.layers.summary import SummaryLayer
 from memory.layers.temporary import TemporaryLayer
 from memory.model import Layer
 from memory.persona import Persona
+from memory.profile import ProfileTable
 from memory.recorder import Recorder
 from memory.retriever import MemoryRetriever
 from memory.scheduler import MemoryScheduler
@@ -65,6 +67,7 @@ class Engine:
     static: StaticLayer
     rag_layers: dict[Layer, RagLayer]
     cold: ColdLayer
+    profile: ProfileTable
     sync: IndexSync
     summarizer: Summarizer
     retriever: MemoryRetriever
@@ -130,7 +133,7 @@ def _wire(
     db = Database(
         data_dir / f"{persona.id}.sqlite3",
         synchronous=config.store.sqlite_synchronous,
-        installers=(journal.install, entry_table.install, tokenizer),
+        installers=(journal.install, entry_table.install, profile_table.install, tokenizer),
     )
     opened.append(db.close)
     embeddings = get_embeddings(config.embedding)
@@ -141,6 +144,7 @@ def _wire(
         return ScopedStores(backend, f"{persona.id}__{layer.value}", embeddings, shared=layer == Layer.STATIC)
 
     table = EntryTable(db)
+    profile = ProfileTable(db)
     history = Journal(db)
     archive = MemoryArchive(Path(config.archive_dir), persona.id)
     temporary = TemporaryLayer(table, stores(Layer.TEMPORARY), config.temporary, now)
@@ -167,6 +171,7 @@ def _wire(
         active,
         rag_layers,
         cold,
+        profile,
         config.retrieval,
         embeddings,
         sync=sync,
@@ -176,7 +181,15 @@ def _wire(
         max_text_chars=config.max_text_chars,
     )
     recorder = Recorder(
-        db=db, journal=history, active=active, sync=sync, config=config, persona_name=persona.name, now=now
+        db=db,
+        journal=history,
+        active=active,
+        temporary=temporary,
+        profile=profile,
+        sync=sync,
+        config=config,
+        persona_name=persona.name,
+        now=now,
     )
     summary_jobs = SummaryJobs(
         db=db,
@@ -211,6 +224,7 @@ def _wire(
         static=static,
         rag_layers=rag_layers,
         cold=cold,
+        profile=profile,
         sync=sync,
         summarizer=summarizer,
         retriever=retriever,

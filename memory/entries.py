@@ -18,7 +18,7 @@ from memory.db import Database, from_epoch
 from memory.model import INDEXED_LAYERS, ExportState, IndexState, Layer, MemoryEntry, scope_of, user_of
 
 SCHEMA_KEY = "entries_schema"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS entries (
@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS entries (
     archived_layer TEXT,
     archived_reason TEXT,
     archived_at REAL,
-    exported INTEGER NOT NULL DEFAULT {ExportState.DONE}
+    exported INTEGER NOT NULL DEFAULT {ExportState.DONE},
+    pinned INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS entries_layer_scope ON entries(layer, scope, seq);
 CREATE INDEX IF NOT EXISTS entries_forget ON entries(layer, scope, forget_at);
@@ -47,7 +48,8 @@ CREATE INDEX IF NOT EXISTS entries_unexported ON entries(exported);
 """
 
 _COLUMNS = (
-    "id, layer, scope, content, note, created_at, significance, changed_at, tags, source, archived_layer"
+    "id, layer, scope, content, note, created_at, significance, changed_at, tags, source, archived_layer, "
+    "pinned"
 )
 _SEARCHED = ",".join(f"'{layer.value}'" for layer in INDEXED_LAYERS)
 
@@ -58,6 +60,9 @@ Significance = tuple[str, float, int]
 def install(conn: sqlite3.Connection) -> None:
     """Create the table; version 1 files marked active rows ``indexed = 1`` to mean "never"."""
     conn.executescript(SCHEMA)
+    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(entries)").fetchall()}
+    if "pinned" not in columns:  # version 2 files
+        conn.execute("ALTER TABLE entries ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
     if row is None or row[0] != SCHEMA_VERSION:
         conn.execute(
@@ -71,7 +76,20 @@ def install(conn: sqlite3.Connection) -> None:
 
 
 def _entry(row: Sequence[object]) -> MemoryEntry:
-    entry_id, layer, scope, content, note, created_at, significance, changed_at, tags, source, origin = row
+    (
+        entry_id,
+        layer,
+        scope,
+        content,
+        note,
+        created_at,
+        significance,
+        changed_at,
+        tags,
+        source,
+        origin,
+        pinned,
+    ) = row
     return MemoryEntry(
         id=str(entry_id),
         layer=Layer(str(layer)),
@@ -84,6 +102,7 @@ def _entry(row: Sequence[object]) -> MemoryEntry:
         tags=tuple(json.loads(str(tags))),
         source=None if source is None else str(source),
         origin=Layer(str(origin)) if origin is not None and layer == Layer.ARCHIVED.value else None,
+        pinned=bool(pinned),
     )
 
 
@@ -162,7 +181,7 @@ class EntryTable:
         """Insert entries as they are (idempotent by id); returns how many were new."""
         cursor = conn.executemany(
             "INSERT OR IGNORE INTO entries(id, layer, scope, content, note, created_at, significance, "
-            "changed_at, indexed, tags, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "changed_at, indexed, tags, source, pinned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     e.id,
@@ -176,6 +195,7 @@ class EntryTable:
                     int(state),
                     json.dumps(list(e.tags), ensure_ascii=False),
                     e.source,
+                    int(e.pinned),
                 )
                 for e in entries
             ],
@@ -219,7 +239,7 @@ class EntryTable:
         else:
             rows = conn.execute(  # '+': look rows up by id, not through the layer index
                 "SELECT id, significance, changed_at FROM entries "
-                f"WHERE +layer = ? AND +scope = ? AND id IN ({_marks(ids)})",
+                f"WHERE +layer = ? AND +scope = ? AND pinned = 0 AND id IN ({_marks(ids)})",
                 (layer.value, scope, *ids),
             ).fetchall()
         return [(str(i), float(s), int(c)) for i, s, c in rows]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from memory.model import Layer, MemoryEntry, RetrievedMemory
+from memory.model import Layer, MemoryEntry, ProfileFact, RetrievedMemory
 
 _UNITS = (
     (365 * 86400, "年", "year"),
@@ -62,6 +62,23 @@ def format_retrieved_memories(memories: Sequence[RetrievedMemory], now: datetime
         if lines:
             blocks.append("\n".join([titles[layer], *lines]))
     return "\n\n".join(blocks)
+
+
+PROFILE_TITLES = {"zh": "【关于用户的事实】", "en": "[Facts about the user]"}
+
+
+def format_profile(facts: Sequence[ProfileFact], locale: str = "zh") -> str:
+    """The user's current profile facts, one ``key: value`` line each (empty when none)."""
+    if not facts:
+        return ""
+    separator = "：" if locale == "zh" else ": "
+    lines = [f"- {fact.key}{separator}{fact.value}" for fact in facts]
+    return "\n".join([PROFILE_TITLES.get(locale, PROFILE_TITLES["zh"]), *lines])
+
+
+def join_blocks(*blocks: str) -> str:
+    """Prompt blocks separated by a blank line; empty blocks left out."""
+    return "\n\n".join(block for block in blocks if block)
 
 
 def _line(memory: RetrievedMemory, now: datetime, locale: str) -> str:

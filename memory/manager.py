@@ -30,7 +30,7 @@ from memory.errors import ClosedError
 from memory.importer import ImportReport
 from memory.inspection import MemoryInspector
 from memory.jobs import first_runs
-from memory.model import utcnow
+from memory.model import ProfileFact, utcnow
 from memory.persona import Persona, load_persona
 from memory.recorder import NumberedRecord, Record
 from memory.retriever import MemoryRetriever, RetrievalResult
@@ -190,6 +190,26 @@ class MemoryManager:
         if note:
             await asyncio.to_thread(engine.recorder.attach_note, interaction.id, note)
         return interaction.id
+
+    def remember(
+        self, text: str, *, user_id: str | None = None, key: str | None = None, pinned: bool = True
+    ) -> str:
+        """Store a fact on purpose; returns its id.
+
+        With a ``key`` ("allergy", "home_city", ...) it is a profile fact: it supersedes the
+        key's previous value (kept as history) and reaches the prompt on every retrieval (see
+        :meth:`profile`). Without one it is a memory found by search; ``pinned`` memories never
+        decay.
+
+        Raises:
+            InputTypeError, InvalidInputError: a bad ``text``, ``user_id``, ``key`` or ``pinned``.
+        """
+        return self._check_open().recorder.remember(text, user_id=user_id, key=key, pinned=pinned)
+
+    def profile(self, user_id: str | None = None) -> dict[str, ProfileFact]:
+        """A user's current profile facts by key (value, since, source)."""
+        facts = self._check_open().profile.current(check_user_id(user_id))
+        return {fact.key: fact for fact in facts}
 
     def import_interactions(
         self,

@@ -105,6 +105,8 @@ class MemoryEntry:
     source: str | None = None
     origin: Layer | None = None
     """For a cold (archived) entry, the layer it was forgotten from."""
+    pinned: bool = False
+    """Remembered on purpose (``remember``): never decays, never forgotten."""
 
     @property
     def index_text(self) -> str:
@@ -115,6 +117,20 @@ class MemoryEntry:
     def display_text(self) -> str:
         """The text shown in a prompt for a retrieved memory."""
         return self.note or self.content
+
+
+@dataclass(frozen=True)
+class ProfileFact:
+    """One keyed fact about a user ("allergy": "花生"), current until ``valid_until``."""
+
+    id: str
+    key: str
+    value: str
+    since: datetime
+    source: str
+    """``"remember"`` (told explicitly) or ``"model"`` (extracted by the summary model)."""
+    user_id: str | None = None
+    valid_until: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,19 @@ from typing import Any, cast
 from memory.config import MemoryConfig
 from memory.db import Database
 from memory.entries import EntryTable
-from memory.errors import InvalidInputError, MemoryEngineError
+from memory.errors import InputTypeError, InvalidInputError, MemoryEngineError
 from memory.importer import ImportFileError, ImportReport, describe_error, record_fields
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
+from memory.layers.temporary import TemporaryLayer
 from memory.model import Interaction, Layer, MemoryEntry
+from memory.profile import ProfileTable
 from memory.summarizer import render_interaction
 from memory.sync import IndexSync
-from memory.validation import check_timestamp, check_user_id, clean_text
+from memory.validation import check_key, check_timestamp, check_user_id, clean_text
+
+REMEMBERED = "remember"
+"""The source of what a user or the model asked to remember explicitly."""
 
 Record = Mapping[str, Any]
 NumberedRecord = tuple[int, Record | str]
@@ -37,6 +42,8 @@ class Recorder:
         db: Database,
         journal: Journal,
         active: ActiveLayer,
+        temporary: TemporaryLayer,
+        profile: ProfileTable,
         sync: IndexSync,
         config: MemoryConfig,
         persona_name: str,
@@ -45,6 +52,8 @@ class Recorder:
         self.db = db
         self.journal = journal
         self.active = active
+        self.temporary = temporary
+        self.profile = profile
         self.sync = sync
         self.config = config
         self.persona_name = persona_name
@@ -85,6 +94,32 @@ class Recorder:
             self.journal.set_note(conn, interaction_id, note)
             EntryTable.set_note(conn, interaction_id, note)
         self.sync.notify()
+
+    def remember(self, text: object, *, user_id: object, key: object, pinned: object) -> str:
+        """Store an explicit fact: a profile fact when it has a key, else a memory (pinned: never
+        decays). Every argument is validated before anything is written; returns the new id."""
+        value = clean_text("text", text, self.config.max_text_chars)
+        user = check_user_id(user_id)
+        fact_key = check_key(key)
+        if not isinstance(pinned, bool):
+            raise InputTypeError("pinned", "a bool", pinned)
+        now = self.now()
+        if fact_key is not None:
+            with self.db.transaction() as conn:
+                return self.profile.put(conn, user, fact_key, value, since=now, source=REMEMBERED).id
+        entry = MemoryEntry(
+            id=str(uuid.uuid4()),
+            layer=Layer.TEMPORARY,
+            content=value,
+            created_at=now,
+            user_id=user,
+            source=REMEMBERED,
+            pinned=pinned,
+        )
+        with self.db.transaction() as conn:
+            self.temporary.add(conn, entry)
+        self.sync.notify()
+        return entry.id
 
     def import_records(
         self,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -27,11 +27,12 @@ from memory.config import RetrievalConfig, RetrievalMode
 from memory.db import Database
 from memory.decay import DecayTick
 from memory.errors import StoreUnavailableError
-from memory.formatter import format_active_memories, format_retrieved_memories
+from memory.formatter import format_active_memories, format_profile, format_retrieved_memories, join_blocks
 from memory.layers.active import ActiveLayer
 from memory.layers.cold import ColdLayer
 from memory.layers.rag import RagLayer
-from memory.model import Layer, MemoryEntry, RetrievedMemory, scope_of
+from memory.model import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
+from memory.profile import ProfileTable
 from memory.sync import IndexSync
 from memory.validation import check_top_k, check_user_id, clean_text
 
@@ -47,6 +48,8 @@ class RetrievalResult:
     active_text: str
     rag_text: str
     degraded: bool = False
+    profile: list[ProfileFact] = field(default_factory=list)
+    """The user's current profile facts, in the prompt ahead of the memories."""
 
 
 class MemoryRetriever:
@@ -57,6 +60,7 @@ class MemoryRetriever:
         active: the active layer (its window is always returned whole).
         layers: the hot searchable layers by :class:`Layer`.
         cold: the cold tier, searched beside them (deep recall); ``None`` turns that off.
+        profile: the users' profile facts, put first in the prompt text (within a budget).
         config: the ``retrieval`` section.
         embeddings: the model that embeds the query (once per retrieval).
         sync: the index sync, asked for a bounded catch-up before searching.
@@ -72,6 +76,7 @@ class MemoryRetriever:
         active: ActiveLayer,
         layers: dict[Layer, RagLayer],
         cold: ColdLayer | None,
+        profile: ProfileTable,
         config: RetrievalConfig,
         embeddings: Embeddings,
         *,
@@ -92,6 +97,7 @@ class MemoryRetriever:
         self.now = now
         self.max_text_chars = max_text_chars
         self.catch_up_seconds = config.catch_up_seconds
+        self.profile = profile
         self.search = CandidateSearch(layers, cold if config.deep_recall else None, config)
         self._degraded = False
         self._common_terms = keyword.CommonTerms(db.query, config.keyword_max_df)
@@ -119,6 +125,7 @@ class MemoryRetriever:
         now = self.now()
         self._catch_up()
         active = self._active_window(user_id)
+        facts = self._profile(user_id)
         try:
             vector = self.embeddings.embed_query(query)
             terms = self._keyword_terms(query)
@@ -141,7 +148,10 @@ class MemoryRetriever:
             active=active,
             memories=memories,
             active_text=format_active_memories(active, now, self.locale),
-            rag_text=format_retrieved_memories(memories, now, self.locale),
+            rag_text=join_blocks(
+                format_profile(facts, self.locale), format_retrieved_memories(memories, now, self.locale)
+            ),
+            profile=facts,
             degraded=degraded,
         )
         if not degraded:
@@ -153,6 +163,15 @@ class MemoryRetriever:
             self.sync.catch_up(self.catch_up_seconds)
         except Exception as exc:  # the backlog stays in SQLite; keywords still find it
             logger.debug("index catch-up skipped: %s", exc)
+
+    def _profile(self, user_id: str | None) -> list[ProfileFact]:
+        if self.config.profile_budget <= 0:
+            return []
+        try:
+            return self.profile.current(user_id, self.config.profile_budget)
+        except Exception as exc:
+            logger.warning("profile facts unreadable (%s); retrieving without them", exc)
+            return []
 
     def _active_window(self, user_id: str | None) -> list[MemoryEntry]:
         try:

@@ -23,6 +23,7 @@ def user_detail(engine: Engine, scope: str) -> dict[str, int]:
         "summary": engine.summary.count(user_id),
         "cold": engine.entries.count(Layer.ARCHIVED, scope),
         "buffer": engine.journal.buffer_count(scope),
+        "profile": engine.profile.count(user_id),
         "tick": engine.db.tick_of(scope),
     }
 
@@ -45,6 +46,7 @@ def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str
         "static_count": engine.static.count(all_scopes=True),
         "buffer_count": engine.journal.buffer_count(),
         "archived_count": engine.entries.count(Layer.ARCHIVED, None),
+        "profile_count": engine.profile.count(all_scopes=True),
         "tiers": {
             layer.value: {
                 "hot": engine.entries.count(layer, None),

@@ -45,6 +45,21 @@ def check_user_id(value: object) -> str | None:
     return value
 
 
+_KEY = re.compile(r"^[\w.-]{1,64}$")
+
+
+def check_key(value: object) -> str | None:
+    """``None`` or a profile key: 1-64 word characters, '.' or '-' (e.g. ``home_city``, ``过敏``)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputTypeError("key", "a str or None", value)
+    key = value.strip()
+    if not _KEY.match(key):
+        raise InvalidInputError("key", f"{value!r} must be 1-64 letters, digits, '_', '.' or '-'")
+    return key
+
+
 def check_memory_id(value: object) -> str:
     """A memory id: a non-empty str."""
     if not isinstance(value, str):

@@ -37,6 +37,7 @@ RANKS: list[set[str]] = [
     {"model", "errors", "samples"},
     {"significance", "formatter", "validation", "breaker", "archive", "prompts", "persona", "config_fields"},
     {"config", "db", "keyword", "importer"},
+    {"profile"},
     {"embeddings", "store", "journal", "entries", "summarizer", "ranking"},
     {"scoped"},
     {"layers", "layers.rag", "layers.decaying", "layers.active", "layers.temporary", "layers.summary"},

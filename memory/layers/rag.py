@@ -57,7 +57,9 @@ class RagLayer:
         return self.table.live(self.layer, self._scope(user_id))
 
     def current_significance(self, entry: MemoryEntry, tick: int) -> float:
-        """The lazily decayed significance of ``entry`` at ``tick``."""
+        """The lazily decayed significance of ``entry`` at ``tick`` (a pinned entry keeps its own)."""
+        if entry.pinned:
+            return entry.significance
         return significance_at(entry.significance, entry.changed_at, tick, self.decay_coefficient)
 
     def _found(self, entry: MemoryEntry, similarity: float, tick: int) -> RetrievedMemory:

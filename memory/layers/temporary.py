@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from memory.config import TemporaryConfig
 from memory.db import Database
 from memory.entries import EntryTable
 from memory.layers.decaying import DecayingLayer
-from memory.model import Layer, MemoryEntry, scope_of
+from memory.model import IndexState, Layer, MemoryEntry, scope_of
 from memory.scoped import ScopedStores
 from memory.significance import forget_tick, significance_at
 
@@ -50,6 +51,15 @@ class TemporaryLayer(DecayingLayer):
             forget_at = forget_tick(initial, tick, self.decay_coefficient, self.threshold)
             updates.append((entry.id, initial, tick, forget_at))
         self.table.move(conn, Layer.ACTIVE, self.layer, updates)
+
+    def add(self, conn: sqlite3.Connection, entry: MemoryEntry) -> None:
+        """Store a memory told explicitly: fully significant; a pinned one never decays."""
+        tick = Database.tick_in(conn, scope_of(entry.user_id))
+        stored = replace(entry, layer=self.layer, significance=1.0, changed_at=tick)
+        self.table.insert(conn, [stored], IndexState.PENDING)
+        if not entry.pinned:
+            forget_at = forget_tick(1.0, tick, self.decay_coefficient, self.threshold)
+            self.table.set_significance(conn, [(entry.id, 1.0, tick, forget_at)])
 
     def forget_due(self, conn: sqlite3.Connection, scope: str, tick: int) -> int:
         """Archive every entry of ``scope`` whose forget tick has come; returns how many."""

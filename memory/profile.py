@@ -1,0 +1,108 @@
+"""Profile facts (seed 004): a user's keyed facts, one current value per key, with history.
+
+``remember(..., key="home_city")`` and the summary model's extraction write here. A new value for
+a key supersedes the current one: the old row keeps its value and gets its validity end
+(``valid_until``), so it is history, never again presented as current. The ``profile`` table is
+owned by this module; every retrieval puts the current facts (a few) into the prompt.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+
+from memory.db import Database, from_epoch
+from memory.model import ProfileFact, scope_of, user_of
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS profile (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT UNIQUE NOT NULL,
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    since REAL NOT NULL,
+    source TEXT NOT NULL,
+    valid_until REAL
+);
+CREATE INDEX IF NOT EXISTS profile_current ON profile(scope, key, valid_until);
+"""
+_COLUMNS = "id, scope, key, value, since, source, valid_until"
+
+
+def install(conn: sqlite3.Connection) -> None:
+    """Create the ``profile`` table (an :data:`memory.db.Installer`)."""
+    conn.executescript(SCHEMA)
+
+
+def _fact(row: Sequence[object]) -> ProfileFact:
+    fact_id, scope, key, value, since, source, valid_until = row
+    return ProfileFact(
+        id=str(fact_id),
+        key=str(key),
+        value=str(value),
+        since=from_epoch(float(since)),  # type: ignore[arg-type]
+        source=str(source),
+        user_id=user_of(str(scope)),
+        valid_until=None if valid_until is None else from_epoch(float(valid_until)),  # type: ignore[arg-type]
+    )
+
+
+class ProfileTable:
+    """Reads and writes of the ``profile`` table."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @staticmethod
+    def put(
+        conn: sqlite3.Connection, user_id: str | None, key: str, value: str, *, since: datetime, source: str
+    ) -> ProfileFact:
+        """Make ``value`` the current fact for ``key``; the previous current one becomes history.
+
+        Telling the same value again keeps the current row (and its ``since``).
+        """
+        scope = scope_of(user_id)
+        current = conn.execute(
+            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND key = ? AND valid_until IS NULL",
+            (scope, key),
+        ).fetchone()
+        if current is not None and str(current[3]) == value:
+            return _fact(current)
+        conn.execute(
+            "UPDATE profile SET valid_until = ? WHERE scope = ? AND key = ? AND valid_until IS NULL",
+            (since.timestamp(), scope, key),
+        )
+        fact = ProfileFact(str(uuid.uuid4()), key, value, since, source, user_id)
+        conn.execute(
+            "INSERT INTO profile(id, scope, key, value, since, source) VALUES (?, ?, ?, ?, ?, ?)",
+            (fact.id, scope, key, value, since.timestamp(), source),
+        )
+        return fact
+
+    def current(self, user_id: str | None, limit: int | None = None) -> list[ProfileFact]:
+        """A user's current facts, most recently set first (at most ``limit``)."""
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND valid_until IS NULL "
+            "ORDER BY since DESC, seq DESC LIMIT ?",
+            (scope_of(user_id), -1 if limit is None else limit),
+        )
+        return [_fact(r) for r in rows]
+
+    def history(self, user_id: str | None, key: str) -> list[ProfileFact]:
+        """Every value a key has had for a user, oldest first (the last one may be current)."""
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND key = ? ORDER BY seq",
+            (scope_of(user_id), key),
+        )
+        return [_fact(r) for r in rows]
+
+    def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
+        """Current facts (of one user, or of every user)."""
+        if all_scopes:
+            return self.db.count("SELECT COUNT(*) FROM profile WHERE valid_until IS NULL")
+        return self.db.count(
+            "SELECT COUNT(*) FROM profile WHERE scope = ? AND valid_until IS NULL", (scope_of(user_id),)
+        )
