@@ -197,6 +197,7 @@ def _wire(
         active=active,
         summary=summary,
         summarizer=summarizer,
+        profile=profile,
         now=now,
         concurrency=config.summary.concurrency,
     )

@@ -18,7 +18,9 @@ from memory.journal import Journal
 from memory.layers.active import ActiveLayer
 from memory.layers.summary import SummaryLayer
 from memory.model import Interaction, Layer, MemoryEntry, user_of
+from memory.profile import ProfileTable
 from memory.summarizer import Summarizer
+from memory.validation import is_key
 
 _SUMMARY_NAMESPACE = uuid.UUID("6f1c1f7e-3a57-4c1e-9d59-8a3f2b0c6d11")
 LAST_SUMMARY = "last_summary_at"
@@ -38,6 +40,7 @@ class SummaryJobs:
         active: ActiveLayer,
         summary: SummaryLayer,
         summarizer: Summarizer,
+        profile: ProfileTable,
         now: Callable[[], datetime],
         concurrency: int = 4,
     ) -> None:
@@ -46,6 +49,7 @@ class SummaryJobs:
         self.active = active
         self.summary = summary
         self.summarizer = summarizer
+        self.profile = profile
         self.now = now
         self.concurrency = concurrency
 
@@ -60,7 +64,9 @@ class SummaryJobs:
                 if not buffered:
                     return 0
                 text, method = await self.summarizer.summarize(interactions)
-                return await asyncio.to_thread(self._store, scope, buffered, text, method)
+                # a model that just failed to summarise is not asked again for facts
+                facts = await self.summarizer.extract_profile(buffered) if method == "model" else []
+                return await asyncio.to_thread(self._store, scope, buffered, text, method, facts)
 
         written = sum(await asyncio.gather(*(one(scope) for scope in scopes)))
         await asyncio.to_thread(self.db.set_meta, LAST_SUMMARY, self.now().isoformat())
@@ -74,7 +80,9 @@ class SummaryJobs:
         window_ids = [e.id for e in self.active.entries(user_of(scope))]
         return buffered, self.journal.by_ids(sorted({*window_ids, *(i.id for i in buffered)}))
 
-    def _store(self, scope: str, buffered: list[Interaction], text: str, method: str) -> int:
+    def _store(
+        self, scope: str, buffered: list[Interaction], text: str, method: str, facts: list[tuple[str, str]]
+    ) -> int:
         covered = ",".join(i.id for i in buffered)
         entry = MemoryEntry(
             id=str(uuid.uuid5(_SUMMARY_NAMESPACE, f"{scope}|{covered}")),
@@ -87,6 +95,9 @@ class SummaryJobs:
         with self.db.transaction() as conn:
             written = int(self.summary.add(conn, entry))
             self.journal.clear_buffer(conn, [i.id for i in buffered])
+            for key, value in facts:
+                if is_key(key):
+                    self.profile.put(conn, user_of(scope), key, value, since=entry.created_at, source="model")
         return written
 
     def cleanup(self) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from langchain_core.runnables import Runnable
 
 from memory.errors import ConfigError
 from memory.model import Interaction
-from memory.prompts import condense_prompt, summary_prompt
+from memory.prompts import condense_prompt, profile_prompt, summary_prompt
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,29 @@ def render_interaction(interaction: Interaction, persona: str, locale: str) -> s
     user_label = LABELS.get(locale, LABELS["zh"])[0]
     separator = "：" if locale == "zh" else ": "
     return f"{user_label}{separator}{interaction.user_input}\n{persona}{separator}{interaction.response}"
+
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_facts(answer: str) -> list[tuple[str, str]]:
+    """The ``(key, value)`` pairs of a ``{"facts": [{"key", "value"}]}`` answer; junk gives none."""
+    found = _JSON_OBJECT.search(answer)
+    try:
+        payload = json.loads(found.group(0)) if found else None
+    except json.JSONDecodeError:
+        payload = None
+    facts = payload.get("facts") if isinstance(payload, dict) else None
+    if not isinstance(facts, list):
+        logger.warning("profile extraction returned no usable JSON (%r)", answer[:200])
+        return []
+    pairs = []
+    for fact in facts:
+        if isinstance(fact, dict) and isinstance(fact.get("key"), str) and isinstance(fact.get("value"), str):
+            key, value = fact["key"].strip().lower().replace(" ", "_"), " ".join(fact["value"].split())
+            if key and value:
+                pairs.append((key, value))
+    return pairs
 
 
 def load_model_factory(spec: str) -> Runnable[Any, Any] | None:
@@ -115,7 +139,21 @@ class Summarizer:
                 return answer, "model"
         return self.extractive(interactions), "extractive"
 
-    async def _ask(self, chain: Runnable[Any, str], inputs: dict[str, str]) -> str | None:
+    async def extract_profile(self, interactions: Sequence[Interaction]) -> list[tuple[str, str]]:
+        """``(key, value)`` facts about the user the model finds in the interactions.
+
+        Without a model, or when it fails or answers anything but the JSON asked for: none.
+        """
+        if self.model is None or not interactions:
+            return []
+        conversation = "\n".join(render_interaction(i, self.persona, self.locale) for i in interactions)
+        chain = profile_prompt(self.locale) | self.model | StrOutputParser()
+        answer = await self._ask(chain, {"persona": self.persona, "conversation": conversation}, limit=None)
+        return [] if answer is None else parse_facts(answer)
+
+    async def _ask(
+        self, chain: Runnable[Any, str], inputs: dict[str, str], *, limit: int | None = -1
+    ) -> str | None:
         try:
             answer = await asyncio.wait_for(chain.ainvoke(inputs), timeout=self.timeout)
         except TimeoutError:
@@ -131,7 +169,7 @@ class Summarizer:
             logger.warning("summary model returned junk (%r); using extractive summary", answer)
             self.fallbacks += 1
             return None
-        return cleaned[: self.max_chars]
+        return cleaned[: self.max_chars if limit == -1 else limit]
 
     def extractive(self, interactions: Sequence[Interaction]) -> str:
         """A deterministic summary: the first sentence of each side of each interaction."""

@@ -60,6 +60,11 @@ def check_key(value: object) -> str | None:
     return key
 
 
+def is_key(value: str) -> bool:
+    """Whether a string is a usable profile key (see :func:`check_key`)."""
+    return bool(_KEY.match(value))
+
+
 def check_memory_id(value: object) -> str:
     """A memory id: a non-empty str."""
     if not isinstance(value, str):

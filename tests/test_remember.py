@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import fill
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from memory import InputTypeError, InvalidInputError, Layer, MemoryConfig
 
@@ -89,3 +90,33 @@ def test_remember_refuses_bad_arguments_and_writes_nothing(make_manager) -> None
         manager.remember("花生", user_id="u1", key=3)  # type: ignore[arg-type]
     state = manager.debug_state(user_id="u1")
     assert state["user"]["temporary"] == 0 and manager.profile("u1") == {}
+
+
+async def test_the_summary_model_extracts_profile_facts(make_manager) -> None:
+    answer = (
+        '好的：{"facts": [{"key": "home_city", "value": "杭州"}, {"key": "Pet Name", "value": "Cola"},'
+        ' {"key": "../bad", "value": "x"}]}'
+    )
+    model = FakeListChatModel(responses=["用户搬到了杭州，养了一只叫 Cola 的柯基。", answer])
+    manager = make_manager(summary_model=model)
+    fill(manager, ["我上个月搬到杭州了", "My corgi is called Cola"], user_id="u1")
+    assert await manager.run_summary_now() == 1
+    profile = manager.profile("u1")
+    assert sorted(profile) == ["home_city", "pet_name"]
+    assert profile["home_city"].value == "杭州" and profile["home_city"].source == "model"
+    _, rag = manager.retrieve("我住哪儿？", user_id="u1")
+    assert "home_city：杭州" in rag
+
+
+async def test_a_junk_profile_answer_extracts_nothing_and_keeps_the_summary(make_manager) -> None:
+    manager = make_manager(summary_model=FakeListChatModel(responses=["用户对花生过敏。", "I cannot help"]))
+    fill(manager, ["我对花生过敏"], user_id="u1")
+    assert await manager.run_summary_now() == 1
+    assert manager.profile("u1") == {}
+
+
+async def test_without_a_model_only_remember_writes_the_profile(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["我对花生过敏", "我住在上海"], user_id="u1")
+    await manager.run_summary_now()
+    assert manager.profile("u1") == {}
