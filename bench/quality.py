@@ -1,4 +1,4 @@
-"""``python -m memory.bench quality --dataset PATH``: evidence recall on LoCoMo-format conversations.
+"""``python -m bench quality --dataset PATH``: evidence recall on LoCoMo-format conversations.
 
 Protocol (fixed so numbers compare across versions): per conversation one fresh persona store;
 every turn ingested in order, consecutive turns paired into one interaction, timestamped with
@@ -26,7 +26,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from memory.bench.locomo import CATEGORY_NAMES, Conversation, evidence_recall, load
+from bench.locomo import CATEGORY_NAMES, Conversation, evidence_recall, load
 from memory.config import EmbeddingConfig, MemoryConfig
 from memory.embeddings import PACKAGED_MINILM, get_embeddings
 from memory.manager import MemoryManager
@@ -245,8 +245,8 @@ def render(results: dict[str, dict[int, Score]], ks: list[int]) -> Table:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point of ``python -m memory.bench quality``."""
-    parser = argparse.ArgumentParser(prog="python -m memory.bench quality")
+    """Entry point of ``python -m bench quality``."""
+    parser = argparse.ArgumentParser(prog="python -m bench quality")
     parser.add_argument("--dataset", required=True, type=Path)
     parser.add_argument("--k", default="5,10", help="comma-separated k values")
     parser.add_argument("--providers", default="use,minilm", help=f"of {', '.join(PROVIDERS)}")
