@@ -1,7 +1,9 @@
-"""``python -m bench [perf options]`` or ``python -m bench quality [options]``.
+"""``python -m bench [perf options]``, ``python -m bench quality|retention|tokenizers [options]``.
 
 The perf benchmark (default) prints one table of figures measured in this run, next to their
-targets; ``quality`` runs the LoCoMo quality benchmark (:mod:`bench.quality`).
+targets; ``quality`` runs the LoCoMo quality benchmark (:mod:`bench.quality`), ``retention`` the
+personal-facts retention benchmark (:mod:`bench.retention`), ``tokenizers`` the keyword
+tokenizer comparison (:mod:`bench.tokenizers`).
 """
 
 from __future__ import annotations
@@ -209,9 +211,9 @@ def _perf(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch: ``quality ...`` to :func:`bench.quality.main`, anything else to perf."""
+    """Dispatch: ``quality``, ``retention`` or ``tokenizers`` to that module's ``main``, else perf."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("quality", "tokenizers"):
+    if args and args[0] in ("quality", "retention", "tokenizers"):
         module = importlib.import_module(f"bench.{args[0]}")  # lazy: heavy
         return int(module.main(args[1:]))
     if args and args[0] == "perf":
