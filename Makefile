@@ -24,14 +24,15 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 lint: setup
-	$(BIN)/ruff check memory tests
-	$(BIN)/mypy memory
+	$(BIN)/ruff check memory tests bench
+	$(BIN)/mypy memory bench
 
 bench: setup
-	$(BIN)/python -m memory.bench
+	$(BIN)/python -m bench
 
 bench-quality: setup
-	$(BIN)/python -m memory.bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json
+	$(BIN)/python -m bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json
+	$(BIN)/python -m bench quality --protocol chat --dataset ../shared/bench/locomo-dev.json --out data/bench-quality-chat.json
 
 chroma: setup
 	$(BIN)/chroma run --path data/chroma-server --host 127.0.0.1 --port 8000

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from langchain_core.embeddings import Embeddings
 
-from memory.bench import latency_ms
+from bench import latency_ms
 
 PAGE = 5000
 

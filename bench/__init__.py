@@ -1,4 +1,4 @@
-"""Benchmarks of the memory engine: ``python -m memory.bench`` (perf) and ``... quality``.
+"""Benchmarks of the memory engine: ``python -m bench`` (perf) and ``... quality``.
 
 This module holds what the benchmarks share and nothing heavy (standard library only): the
 synthetic interaction generator, the query set, percentiles and the repository root.
@@ -184,7 +184,7 @@ def latency_ms(seconds: Sequence[float]) -> dict[str, float]:
 
 def repo_root() -> Path:
     """The repository holding ``personas/`` (next to the package, else the working directory)."""
-    for candidate in (Path(__file__).resolve().parents[2], Path.cwd()):
+    for candidate in (Path(__file__).resolve().parents[1], Path.cwd()):
         if (candidate / "personas").is_dir():
             return candidate
     return Path.cwd()

@@ -1,6 +1,6 @@
 """The performance benchmark: record, retrieve, bulk import, footprint, baseline, embedders.
 
-Every figure is measured in the same run on this machine; ``python -m memory.bench`` prints
+Every figure is measured in the same run on this machine; ``python -m bench`` prints
 them as one table. Data lives in a temporary folder removed at the end (``--keep`` keeps it).
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
-from memory.bench import QUERIES, folder_bytes, latency_ms, repo_root, synthetic_records, synthetic_texts
+from bench import QUERIES, folder_bytes, latency_ms, repo_root, synthetic_records, synthetic_texts
 from memory.config import MemoryConfig
 from memory.manager import MemoryManager
 
@@ -96,7 +96,7 @@ def _import(manager: MemoryManager, size: int) -> dict[str, float]:
 
 def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
     """Import ``size`` interactions, then time retrieval in the engine and in the flat baseline."""
-    from memory.bench.flat import FlatBaseline, engine_hnsw, raw_query_latency
+    from bench.flat import FlatBaseline, engine_hnsw, raw_query_latency
 
     folder = work / f"size-{size}"
     config = make_config(folder, decay=1.0)
@@ -237,7 +237,7 @@ def run(
         err.log("embedding throughput")
         results["embeddings"] = bench_embeddings(quick)
         if mem0:
-            from memory.bench.mem0_probe import run_mem0
+            from bench.mem0_probe import run_mem0
 
             err.log("mem0")
             results["mem0"] = run_mem0(work / "mem0", quick=quick, site=mem0_site)

@@ -1,7 +1,9 @@
-"""``python -m memory.bench [perf options]`` or ``python -m memory.bench quality [options]``.
+"""``python -m bench [perf options]``, ``python -m bench quality|retention|tokenizers [options]``.
 
 The perf benchmark (default) prints one table of figures measured in this run, next to their
-targets; ``quality`` runs the LoCoMo quality benchmark (:mod:`memory.bench.quality`).
+targets; ``quality`` runs the LoCoMo quality benchmark (:mod:`bench.quality`), ``retention`` the
+personal-facts retention benchmark (:mod:`bench.retention`), ``tokenizers`` the keyword
+tokenizer comparison (:mod:`bench.tokenizers`).
 """
 
 from __future__ import annotations
@@ -181,9 +183,9 @@ def _notes(results: dict[str, Any]) -> str:
 
 
 def _perf(argv: list[str]) -> int:
-    from memory.bench import perf
+    from bench import perf
 
-    parser = argparse.ArgumentParser(prog="python -m memory.bench", description=perf.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench", description=perf.__doc__)
     parser.add_argument("--sizes", default="1000,10000,100000", help="temporary-layer sizes (comma list)")
     parser.add_argument("--quick", action="store_true", help="1000 only, fewer samples (< 1 minute)")
     parser.add_argument("--repeats", type=int, default=None, help="passes over the 50 queries (default 3)")
@@ -209,10 +211,10 @@ def _perf(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch: ``quality ...`` to :func:`memory.bench.quality.main`, anything else to perf."""
+    """Dispatch: ``quality``, ``retention`` or ``tokenizers`` to that module's ``main``, else perf."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("quality", "tokenizers"):
-        module = importlib.import_module(f"memory.bench.{args[0]}")  # lazy: heavy
+    if args and args[0] in ("quality", "retention", "tokenizers"):
+        module = importlib.import_module(f"bench.{args[0]}")  # lazy: heavy
         return int(module.main(args[1:]))
     if args and args[0] == "perf":
         args = args[1:]

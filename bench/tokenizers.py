@@ -1,4 +1,4 @@
-"""``python -m memory.bench tokenizers``: jieba words vs FTS5 trigrams on the Chinese sample dialogue.
+"""``python -m bench tokenizers``: jieba words vs FTS5 trigrams on the Chinese sample dialogue.
 
 For each tokenizer: a fresh engine in hybrid mode replays the karin sample dialogue (days apart,
 so active overflows), then each sample question is asked twice: through the keyword index alone
@@ -22,7 +22,7 @@ from memory.config import MemoryConfig
 from memory.demo import load_sample, timeline
 from memory.manager import MemoryManager
 
-REPO_PERSONAS = Path(__file__).resolve().parents[2] / "personas"
+REPO_PERSONAS = Path(__file__).resolve().parents[1] / "personas"
 
 
 def measure(tokenizer: str, personas_dir: Path) -> dict[str, float]:
@@ -71,7 +71,7 @@ def measure(tokenizer: str, personas_dir: Path) -> dict[str, float]:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point of ``python -m memory.bench tokenizers``."""
+    """Entry point of ``python -m bench tokenizers``."""
     personas_dir = Path(argv[0]) if argv else REPO_PERSONAS
     table = Table(title="keyword tokenizers on the Chinese sample dialogue (karin)")
     for column in ("tokenizer", "questions", "found by keywords alone (top 3)", "found by hybrid",

@@ -17,7 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from memory.bench import QUERIES, latency_ms, synthetic_records
+from bench import QUERIES, latency_ms, synthetic_records
 
 USER = "bench-user"
 DUMMY_KEY = "sk-offline-not-used"

@@ -1,0 +1,222 @@
+"""The one place the quality and retention benchmarks call into the engine.
+
+Everything here goes through the public API (``MemoryManager``, ``MemoryConfig``, ``retrieve``,
+``record_interaction_sync``, ``import_interactions``, the two ``run_*_now`` jobs,
+``debug_state()``, the ``now=`` clock) plus ``manager.retriever.retrieve_memories`` for the
+entries behind a retrieval. When the engine's names change, this file changes; the benchmarks
+do not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from langchain_core.embeddings import Embeddings
+
+from memory.config import EmbeddingConfig, MemoryConfig
+from memory.embeddings import PACKAGED_MINILM, get_embeddings
+from memory.manager import MemoryManager
+
+PROVIDERS = {
+    "use": EmbeddingConfig(),
+    "minilm": EmbeddingConfig(provider="huggingface", model_name=PACKAGED_MINILM),
+}
+"""The embedders the benchmarks compare, by short name (``use`` is the engine's default)."""
+
+DEFAULT = MemoryConfig()
+ACTIVE_CAPACITY = DEFAULT.active.capacity
+DEFAULT_QUOTAS = dict(DEFAULT.retrieval.quotas)
+BUDGET = ACTIVE_CAPACITY + sum(DEFAULT_QUOTAS.values())
+"""Memories a default retrieval can show: the active window plus the RAG quotas (10 + 3+2+2)."""
+
+
+def embedder(provider: str) -> Embeddings:
+    """The engine's embedding model named ``provider`` (loaded once per process)."""
+    return get_embeddings(PROVIDERS[provider])
+
+
+class Clock:
+    """A settable clock handed to the engine as ``now=``."""
+
+    def __init__(self, moment: datetime | None = None) -> None:
+        self.moment = moment
+
+    def __call__(self) -> datetime:
+        assert self.moment is not None, "set the bench clock before using the engine"
+        return self.moment
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a benchmark engine is configured; everything else is the engine's default."""
+
+    persona: str
+    personas_dir: Path
+    locale: str = "zh"
+    provider: str = "use"
+    forgetting: bool = True
+    mode: str | None = None
+    quotas: dict[str, int] | None = None
+    top_k: int | None = None
+    no_cleanup: bool = False
+
+
+def _config(settings: Settings, folder: Path) -> MemoryConfig:
+    config = MemoryConfig()
+    config.locale = settings.locale
+    config.personas_dir = str(settings.personas_dir)
+    config.embedding = replace(PROVIDERS[settings.provider], persist_dir=str(folder / "store"))
+    config.archive_dir = str(folder / "archive")
+    if settings.mode is not None:
+        config.retrieval.mode = settings.mode  # type: ignore[assignment]
+    if settings.quotas is not None:
+        config.retrieval.quotas = dict(settings.quotas)
+    if settings.top_k is not None:
+        config.retrieval.top_k = settings.top_k
+    if not settings.forgetting:
+        config.temporary.decay_coefficient = 1.0
+        config.summary.decay_coefficient = 1.0
+    if settings.no_cleanup:
+        config.summary.cleanup_ratio = 0.0
+    return config
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """What one retrieval showed: the active window and the RAG memories, as texts."""
+
+    active: list[str]
+    """The active window, oldest first."""
+    memories: list[tuple[str, str]] = field(default_factory=list)
+    """``(layer, text)`` of each RAG memory, best first."""
+
+    @property
+    def text(self) -> str:
+        """Everything shown, one block."""
+        return "\n".join([*self.active, *(text for _, text in self.memories)])
+
+    def ranked(self, *, without: str | None = None) -> list[str]:
+        """Texts best first: the active window newest first, then the RAG memories by score.
+
+        ``without`` drops one RAG layer (``"static"``: the persona's own memories).
+        """
+        return [*reversed(self.active), *(text for layer, text in self.memories if layer != without)]
+
+    @property
+    def shown(self) -> int:
+        """How many memories were shown."""
+        return len(self.active) + len(self.memories)
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the engine holds (from ``debug_state()``)."""
+
+    active: int
+    temporary: int
+    summary: int
+    archived: int
+    recorded: int
+
+    @property
+    def hot(self) -> int:
+        """Interactions still live: the active window plus the temporary layer."""
+        return self.active + self.temporary
+
+
+class Engine:
+    """One benchmark engine in its own folder; ``close()`` removes nothing, ``discard()`` all."""
+
+    def __init__(self, settings: Settings, clock: Clock, folder: Path | None = None) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.folder = folder or Path(tempfile.mkdtemp(prefix="persona-memory-bench-"))
+        self.manager: MemoryManager | None = None
+        self.open()
+
+    def open(self) -> None:
+        """(Re)open the manager on this engine's folder."""
+        self.manager = MemoryManager(
+            self.settings.persona, _config(self.settings, self.folder), now=self.clock
+        )
+
+    def _live(self) -> MemoryManager:
+        assert self.manager is not None, "engine is closed"
+        return self.manager
+
+    def close(self) -> None:
+        """Close the manager (the folder stays)."""
+        if self.manager is not None:
+            self.manager.close()
+            self.manager = None
+
+    def discard(self) -> None:
+        """Close and delete the folder."""
+        self.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def chat_turn(self, user_input: str, response: str, *, user_id: str | None, timestamp: datetime) -> None:
+        """The reply path: retrieve for the user's text (one decay tick), then record the turn."""
+        manager = self._live()
+        manager.retrieve(user_input, user_id=user_id)
+        manager.record_interaction_sync(user_input, response, user_id=user_id, timestamp=timestamp)
+
+    def import_turns(self, turns: Iterable[tuple[str, str, datetime]]) -> None:
+        """Bulk-record ``(user_input, response, timestamp)`` turns in order (no retrieval)."""
+        self._live().import_interactions(
+            {"user_input": u, "response": r, "timestamp": t} for u, r, t in turns
+        )
+
+    def run_jobs(self, *, summary: bool = True, cleanup: bool = True) -> None:
+        """Run the summary and/or clean-up job now, on the engine's clock."""
+        manager = self._live()
+        if summary:
+            asyncio.run(manager.run_summary_now())
+        if cleanup:
+            asyncio.run(manager.run_cleanup_now())
+
+    def recall(self, query: str, *, user_id: str | None = None) -> Recalled:
+        """One retrieval (one decay tick) as texts."""
+        result = self._live().retriever.retrieve_memories(query, user_id=user_id)
+        return Recalled(
+            active=[entry.content for entry in result.active],
+            memories=[(m.entry.layer.value, m.entry.display_text) for m in result.memories],
+        )
+
+    def recall_each(self, queries: Sequence[str], *, user_id: str | None = None) -> list[Recalled]:
+        """Every query against the store as it is now, none ticking the clock for the next.
+
+        The engine is closed and its folder copied; each query runs on a fresh copy of that
+        snapshot, then the engine reopens unchanged.
+        """
+        self.close()
+        results = []
+        try:
+            for query in queries:
+                scratch = Path(tempfile.mkdtemp(prefix="persona-memory-probe-"))
+                shutil.copytree(self.folder, scratch, dirs_exist_ok=True)
+                probe = Engine(self.settings, self.clock, scratch)
+                try:
+                    results.append(probe.recall(query, user_id=user_id))
+                finally:
+                    probe.discard()
+        finally:
+            self.open()
+        return results
+
+    def counts(self) -> Counts:
+        """Layer counts from ``debug_state()``."""
+        state = self._live().debug_state()
+        return Counts(
+            active=int(state["active_count"]),
+            temporary=int(state["temporary_count"]),
+            summary=int(state["summary_count"]),
+            archived=int(state["archived_count"]),
+            recorded=int(state["interactions_recorded"]),
+        )
