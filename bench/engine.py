@@ -2,7 +2,7 @@
 
 Everything here goes through the public API (``MemoryManager``, ``MemoryConfig``, ``retrieve``,
 ``record_interaction_sync``, ``import_interactions``, the two ``run_*_now`` jobs,
-``debug_state()``, the ``now=`` clock) plus ``manager.retriever.retrieve_memories`` for the
+``debug_state()``, the ``now=`` clock) plus ``manager.retrieve_memories`` for the
 entries behind a retrieval. When the engine's names change, this file changes; the benchmarks
 do not.
 """
@@ -183,7 +183,7 @@ class Engine:
 
     def recall(self, query: str, *, user_id: str | None = None) -> Recalled:
         """One retrieval (one decay tick) as texts."""
-        result = self._live().retriever.retrieve_memories(query, user_id=user_id)
+        result = self._live().retrieve_memories(query, user_id=user_id)
         return Recalled(
             active=[entry.content for entry in result.active],
             memories=[(m.entry.layer.value, m.entry.display_text) for m in result.memories],

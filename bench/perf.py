@@ -108,14 +108,16 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         state = manager.debug_state()
         err.log(f"size {size:,}: {imported['rate']:,.0f}/s; timing retrieval")
         engine = _retrieve_latency(manager, repeats)
-        collections = [rag.store.backend.collection(rag.store.name) for rag in manager.rag_layers.values()]
-        baseline = FlatBaseline(folder / "flat", manager.embeddings, engine_hnsw(config.store))
+        parts = manager._engine  # the bench reads the engine's own collections to copy them
+        stores = [rag.stores.for_scope(USER) for rag in parts.rag_layers.values()]
+        collections = [store.backend.collection(store.name) for store in stores]
+        baseline = FlatBaseline(folder / "flat", parts.embeddings, engine_hnsw(config.store))
         copied, copy_seconds = baseline.copy_from(collections)
         k = sum(int(v) for v in config.retrieval.quotas.values())
         err.log(f"size {size:,}: flat baseline holds {copied:,}; timing it")
         flat = baseline.search_latency(QUERIES, k, repeats)
-        vectors = manager.embeddings.embed_documents(list(QUERIES))
-        temporary = manager.temporary.store.backend.collection(manager.temporary.store.name)
+        vectors = parts.embeddings.embed_documents(list(QUERIES))
+        temporary = stores[0].backend.collection(stores[0].name)
         quota = int(config.retrieval.quotas["temporary"])
         raw_where = raw_query_latency(temporary, vectors, quota, {"scope": USER})
         raw_plain = raw_query_latency(temporary, vectors, quota, None)

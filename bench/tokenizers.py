@@ -44,20 +44,16 @@ def measure(tokenizer: str, personas_dir: Path) -> dict[str, float]:
         keyword_hits = hybrid_hits = 0
         started = time.perf_counter()
         for question in sample["questions"]:
-            expression = keyword.query_expression(question["query"], tokenizer)
+            terms = keyword.query_terms(question["query"], tokenizer)
             texts: list[str] = []
-            if expression is not None:
-                rows = manager.db.query(
-                    f"SELECT e.content FROM {keyword.FTS_TABLE} JOIN entries e "
-                    f"ON e.seq = {keyword.FTS_TABLE}.rowid WHERE {keyword.FTS_TABLE} MATCH ? "
-                    f"ORDER BY bm25({keyword.FTS_TABLE}) LIMIT 3",
-                    (expression,),
-                )
-                texts = [str(r[0]) for r in rows]
+            for layer in ("temporary", "summary"):
+                hits = keyword.search(manager._engine.db.query, terms=terms, layer=layer, scope="", limit=3)
+                found = manager._engine.entries.by_ids(None, [entry_id for entry_id, _ in hits])
+                texts.extend(e.content for e in found)
             keyword_hits += any(question["keyword"] in t for t in texts)
         keyword_ms = (time.perf_counter() - started) * 1000 / len(sample["questions"])
         for question in sample["questions"]:
-            result = manager.retriever.retrieve_memories(question["query"])
+            result = manager.retrieve_memories(question["query"])
             hybrid_hits += question["keyword"] in result.rag_text + result.active_text
         return {
             "questions": len(sample["questions"]),
