@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS entries (
     archived_reason TEXT,
     archived_at REAL,
     exported INTEGER NOT NULL DEFAULT {ExportState.DONE},
-    pinned INTEGER NOT NULL DEFAULT 0
+    pinned INTEGER NOT NULL DEFAULT 0,
+    importance REAL
 );
 CREATE INDEX IF NOT EXISTS entries_layer_scope ON entries(layer, scope, seq);
 CREATE INDEX IF NOT EXISTS entries_forget ON entries(layer, scope, forget_at);
@@ -49,7 +50,7 @@ CREATE INDEX IF NOT EXISTS entries_unexported ON entries(exported);
 
 _COLUMNS = (
     "id, layer, scope, content, note, created_at, significance, changed_at, tags, source, archived_layer, "
-    "pinned"
+    "pinned, importance"
 )
 _SEARCHED = ",".join(f"'{layer.value}'" for layer in INDEXED_LAYERS)
 
@@ -63,6 +64,8 @@ def install(conn: sqlite3.Connection) -> None:
     columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(entries)").fetchall()}
     if "pinned" not in columns:  # version 2 files
         conn.execute("ALTER TABLE entries ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+    if "importance" not in columns:
+        conn.execute("ALTER TABLE entries ADD COLUMN importance REAL")
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
     if row is None or row[0] != SCHEMA_VERSION:
         conn.execute(
@@ -89,6 +92,7 @@ def _entry(row: Sequence[object]) -> MemoryEntry:
         source,
         origin,
         pinned,
+        importance,
     ) = row
     return MemoryEntry(
         id=str(entry_id),
@@ -103,6 +107,7 @@ def _entry(row: Sequence[object]) -> MemoryEntry:
         source=None if source is None else str(source),
         origin=Layer(str(origin)) if origin is not None and layer == Layer.ARCHIVED.value else None,
         pinned=bool(pinned),
+        importance=None if importance is None else float(importance),  # type: ignore[arg-type]
     )
 
 
@@ -317,6 +322,11 @@ class EntryTable:
             f"indexed = CASE WHEN layer IN ({_SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
             (note, int(IndexState.PENDING), entry_id),
         )
+
+    @staticmethod
+    def set_importance(conn: sqlite3.Connection, entry_id: str, importance: float) -> None:
+        """Record how important the summary model judged an entry (0 to 1)."""
+        conn.execute("UPDATE entries SET importance = ? WHERE id = ?", (importance, entry_id))
 
     @staticmethod
     def delete(conn: sqlite3.Connection, layer: Layer, ids: Sequence[str]) -> None:

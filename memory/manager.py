@@ -177,18 +177,18 @@ class MemoryManager:
     async def record_interaction(
         self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
     ) -> str:
-        """Record an interaction, then add the summary model's one-line condensation.
+        """Record an interaction, then ask the summary model whether and how much it matters.
 
         The raw interaction is committed first (in a worker thread: the loop never waits on
-        SQLite), so it survives a model failure or a crash; the note follows when the model
-        answers. Returns the interaction id.
+        SQLite), so it survives a model failure or a crash; the model's one-line note and
+        importance follow when it answers (seed 003's gate). Returns the interaction id.
         """
         engine = self._check_open()
         interaction = engine.recorder.build(user_input, response, user_id, timestamp)
         await asyncio.to_thread(engine.recorder.commit, [interaction])
-        note = await engine.summarizer.condense(interaction)
-        if note:
-            await asyncio.to_thread(engine.recorder.attach_note, interaction.id, note)
+        gate = await engine.summarizer.gate(interaction)
+        if gate is not None:
+            await asyncio.to_thread(engine.recorder.attach_gate, interaction.id, gate)
         return interaction.id
 
     def remember(

@@ -107,6 +107,8 @@ class MemoryEntry:
     """For a cold (archived) entry, the layer it was forgotten from."""
     pinned: bool = False
     """Remembered on purpose (``remember``): never decays, never forgotten."""
+    importance: float | None = None
+    """How much it matters (0 to 1), when the summary model's gate judged it."""
 
     @property
     def index_text(self) -> str:

@@ -6,15 +6,19 @@ from langchain_core.prompts import ChatPromptTemplate
 
 CONDENSE_SYSTEM = {
     "en": (
-        "You keep the long-term memory of {persona}, a chat persona. Summarize this interaction in "
-        "one concise factual statement. Focus on: what the user said or asked, what {persona} "
-        "answered or promised, and any details (names, places, dates, preferences, plans, file "
-        "paths) that might be needed in future conversations. Reply with the statement only."
+        "You keep the long-term memory of {persona}, a chat persona. Should this interaction be "
+        "remembered? Summarize it in one concise factual statement (what the user said or asked, "
+        "what {persona} answered or promised, and details such as names, places, dates, "
+        "preferences, plans, health) and rate how important it is to remember for months, from 0 "
+        "(greetings, small talk) to 1 (an allergy, a child's name, a birthday). Reply with JSON "
+        'only: {{"note": "...", "importance": 0.8, "remember": true}}; "remember" is false for '
+        "pure noise."
     ),
     "zh": (
-        "你负责记录聊天角色「{persona}」的长期记忆。请用一句简洁、客观的话总结这次交互。"
-        "重点：用户说了或问了什么，{persona}回答或答应了什么，以及以后对话可能用到的细节"
-        "（人名、地点、日期、喜好、计划、文件路径等）。只输出这句话。"
+        "你负责记录聊天角色「{persona}」的长期记忆。这次交互值得记住吗？请用一句简洁、客观的话总结它"
+        "（用户说了或问了什么，{persona}回答或答应了什么，以及人名、地点、日期、喜好、计划、健康等细节），"
+        "并给出它值得长期记住的程度：0（问候、闲聊）到 1（过敏、孩子的名字、生日）。只输出 JSON："
+        '{{"note": "……", "importance": 0.8, "remember": true}}；纯粹的废话 "remember" 为 false。'
     ),
 }
 

@@ -22,7 +22,7 @@ from memory.layers.active import ActiveLayer
 from memory.layers.temporary import TemporaryLayer
 from memory.model import Interaction, Layer, MemoryEntry
 from memory.profile import ProfileTable
-from memory.summarizer import render_interaction
+from memory.summarizer import Gate, render_interaction
 from memory.sync import IndexSync
 from memory.validation import check_key, check_timestamp, check_user_id, clean_text
 
@@ -88,11 +88,16 @@ class Recorder:
             note=interaction.note,
         )
 
-    def attach_note(self, interaction_id: str, note: str) -> None:
-        """Store the model's one-line summary beside the raw text (re-indexed if already out)."""
+    def attach_gate(self, interaction_id: str, gate: Gate) -> None:
+        """Store what the model said of an interaction: its one-line note beside the raw text
+        (re-indexed if already searchable) and its importance (noise: 0)."""
+        importance = 0.0 if not gate.remember else gate.importance
         with self.db.transaction() as conn:
-            self.journal.set_note(conn, interaction_id, note)
-            EntryTable.set_note(conn, interaction_id, note)
+            if gate.note:
+                self.journal.set_note(conn, interaction_id, gate.note)
+                EntryTable.set_note(conn, interaction_id, gate.note)
+            if importance is not None:
+                EntryTable.set_importance(conn, interaction_id, importance)
         self.sync.notify()
 
     def remember(self, text: object, *, user_id: object, key: object, pinned: object) -> str:

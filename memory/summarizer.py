@@ -10,8 +10,10 @@ import asyncio
 import importlib
 import json
 import logging
+import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.output_parsers import StrOutputParser
@@ -62,6 +64,34 @@ def parse_facts(answer: str) -> list[tuple[str, str]]:
             if key and value:
                 pairs.append((key, value))
     return pairs
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What the summary model says of one interaction."""
+
+    note: str | None
+    importance: float | None = None
+    remember: bool = True
+
+
+def parse_gate(answer: str, max_chars: int) -> Gate | None:
+    """A :class:`Gate` from ``{"note", "importance", "remember"}`` JSON, or the plain text as a note."""
+    found = _JSON_OBJECT.search(answer)
+    try:
+        payload = json.loads(found.group(0)) if found else None
+    except json.JSONDecodeError:
+        payload = None
+    if not isinstance(payload, dict):
+        return Gate(note=answer[:max_chars])
+    note = payload.get("note")
+    note = " ".join(note.split())[:max_chars] if isinstance(note, str) and note.strip() else None
+    raw = payload.get("importance")
+    importance = None
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool) and math.isfinite(raw):
+        importance = min(1.0, max(0.0, float(raw)))
+    keep = payload.get("remember")
+    return Gate(note=note, importance=importance, remember=keep is not False)
 
 
 def load_model_factory(spec: str) -> Runnable[Any, Any] | None:
@@ -121,13 +151,18 @@ class Summarizer:
         """Whether a model is configured."""
         return self.model is not None
 
-    async def condense(self, interaction: Interaction) -> str | None:
-        """One factual line for an interaction, or ``None`` without a usable model answer."""
+    async def gate(self, interaction: Interaction) -> Gate | None:
+        """Seed 003's "should I remember this?": a one-line note, its importance, and whether it
+        is worth keeping at all; ``None`` without a model or a usable answer.
+
+        A model that answers plain text instead of the JSON asked for gives just the note.
+        """
         if self.model is None:
             return None
         text = render_interaction(interaction, self.persona, self.locale)
         chain = condense_prompt(self.locale) | self.model | StrOutputParser()
-        return await self._ask(chain, {"persona": self.persona, "interaction": text})
+        answer = await self._ask(chain, {"persona": self.persona, "interaction": text}, limit=None)
+        return None if answer is None else parse_gate(answer, self.max_chars)
 
     async def summarize(self, interactions: Sequence[Interaction]) -> tuple[str, str]:
         """A summary of the interactions and how it was made (``"model"`` or ``"extractive"``)."""
