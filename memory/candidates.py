@@ -48,16 +48,15 @@ class CandidateSearch:
     def rank(
         self, vector: Vector, terms: set[str], user_id: str | None, tick: int, limit: int | None
     ) -> dict[Layer, list[RetrievedMemory]]:
-        """Every layer's candidates, best first, at most its depth (quota, or ``top_k``)."""
+        """Every layer's candidates, best first: at least its depth (quota, or ``top_k``) when
+        there are, more when the wider rankings hold more (selection may spill unused slots)."""
         config = self.config
         hybrid = config.mode == RetrievalMode.HYBRID
         depths = {
             layer: ranking.depth_of(config.mode, layer, config.quotas, limit or config.top_k)
             for layer in self.layers
         }
-        widths = {
-            layer: depth * config.candidate_multiplier if hybrid else depth for layer, depth in depths.items()
-        }
+        widths = {layer: depth * config.candidate_multiplier for layer, depth in depths.items()}
         deep = [layer for layer in DEEP_LAYERS if layer in self.layers and depths[layer] > 0]
         cold: dict[Layer, list[RetrievedMemory]] = {}
         if self.cold is not None and deep:
@@ -81,7 +80,7 @@ class CandidateSearch:
                 recency_weight=config.recency_weight if hybrid else 0.0,
                 rrf_k=config.rrf_k,
             )
-            found[layer] = memories[:depth]
+            found[layer] = memories
         return found
 
     def _fused(

@@ -85,7 +85,9 @@ def select(
 ) -> list[RetrievedMemory]:
     """The memories a retrieval returns, best first.
 
-    Quota and hybrid modes: each layer's best ``quota`` by score, merged, cut to ``limit``.
+    Quota and hybrid modes: each layer's best ``quota`` by score; slots a layer cannot fill
+    (fewer candidates than its quota, e.g. a persona without static memories) go to the best
+    remaining candidates of the other layers, so the budget is used; merged, cut to ``limit``.
     Weighted mode: every candidate scored ``similarity x layer weight``, best ``limit or top_k``.
     """
     chosen: list[RetrievedMemory] = []
@@ -95,8 +97,16 @@ def select(
             chosen.extend(replace(m, score=m.similarity * weight) for m in memories)
         chosen.sort(key=lambda m: m.score, reverse=True)
         return chosen[: limit or top_k]
+    spare: list[RetrievedMemory] = []
+    unused = 0
     for layer, memories in found.items():
         quota = int(quotas.get(layer.value, 0))
-        chosen.extend(sorted(memories, key=lambda m: m.score, reverse=True)[:quota])
+        ranked = sorted(memories, key=lambda m: m.score, reverse=True)
+        chosen.extend(ranked[:quota])
+        if quota > 0:
+            spare.extend(ranked[quota:])
+            unused += max(0, quota - len(ranked))
+    if unused:
+        chosen.extend(sorted(spare, key=lambda m: m.score, reverse=True)[:unused])
     chosen.sort(key=lambda m: m.score, reverse=True)
     return chosen[:limit] if limit else chosen

@@ -150,3 +150,12 @@ def test_relative_time_units() -> None:
     assert relative_time(now - timedelta(days=400), now) == "1年前"
     assert relative_time(now - timedelta(minutes=1), now, "en") == "1 minute ago"
     assert relative_time(now - timedelta(days=2), now, "en") == "2 days ago"
+
+
+def test_slots_a_layer_cannot_fill_go_to_the_other_layers(make_manager, config) -> None:
+    config.active.capacity = 1
+    manager = make_manager(config)  # no summaries yet: their 2 slots are free
+    fill(manager, [f"第{i}次练吉他，弹了民谣" for i in range(8)] + ["最后"])
+    result = manager.retrieve_memories("民谣吉他")
+    layers = [m.entry.layer for m in result.memories]
+    assert layers.count(Layer.TEMPORARY) == 5 and layers.count(Layer.STATIC) == 2
