@@ -90,8 +90,9 @@ class RetrievalConfig:
     candidate_multiplier: int = 4
     catch_up_seconds: float = 0.05
     deep_recall: bool = True
-    cold_weight: float = 0.9
+    cold_weight: float = 1.0
     recency_weight: float = 0.25
+    importance_weight: float = 0.0
     profile_budget: int = 12
 
 

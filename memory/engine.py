@@ -29,7 +29,6 @@ from memory.entries import EntryTable
 from memory.jobs import SummaryJobs
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
-from memory.layers.cold import ColdLayer
 from memory.layers.rag import RagLayer
 from memory.layers.static import StaticLayer
 from memory.layers.summary import SummaryLayer
@@ -66,7 +65,6 @@ class Engine:
     summary: SummaryLayer
     static: StaticLayer
     rag_layers: dict[Layer, RagLayer]
-    cold: ColdLayer
     profile: ProfileTable
     sync: IndexSync
     summarizer: Summarizer
@@ -152,12 +150,8 @@ def _wire(
     summary = SummaryLayer(table, stores(Layer.SUMMARY), config.summary, now)
     static = StaticLayer(table, stores(Layer.STATIC), persona.static_dir, now)
     rag_layers: dict[Layer, RagLayer] = {rag.layer: rag for rag in (temporary, summary, static)}
-    cold = ColdLayer(table, stores(Layer.ARCHIVED), now)
-    cold.vector_sources = [temporary.stores, summary.stores]  # a forgotten entry's vector moves
-    temporary.vector_sources = summary.vector_sources = [cold.stores]  # and moves back on revival
     export_lock = data_dir / f"{persona.id}.export.lock"
-    indexed: dict[Layer, RagLayer] = {Layer.ARCHIVED: cold, **rag_layers}  # cold first: it takes vectors
-    sync = IndexSync(table, indexed, archive, breaker=backend.breaker, export_lock=export_lock)
+    sync = IndexSync(table, rag_layers, archive, breaker=backend.breaker, export_lock=export_lock)
     model = summary_model if summary_model is not None else load_model_factory(config.summary.model_factory)
     summarizer = Summarizer(
         model,
@@ -170,7 +164,6 @@ def _wire(
         db,
         active,
         rag_layers,
-        cold,
         profile,
         config.retrieval,
         embeddings,
@@ -224,7 +217,6 @@ def _wire(
         summary=summary,
         static=static,
         rag_layers=rag_layers,
-        cold=cold,
         profile=profile,
         sync=sync,
         summarizer=summarizer,

@@ -54,6 +54,9 @@ _COLUMNS = (
 )
 _SEARCHED = ",".join(f"'{layer.value}'" for layer in INDEXED_LAYERS)
 
+_HOME = "(layer = ? OR (layer = ? AND archived_layer = ?))"
+"""The rows whose vectors live in one layer's collections: its own and its cold (archived) ones."""
+
 Significance = tuple[str, float, int]
 """``(entry id, significance, changed_at tick)`` as stored."""
 
@@ -173,9 +176,10 @@ class EntryTable:
         return [str(r[0]) for r in rows]
 
     def ids_by_scope(self, layer: Layer) -> dict[str, set[str]]:
-        """Ids of a layer grouped by scope (to reconcile the vector index)."""
+        """Ids whose vectors a layer's collections hold (its cold ones included), by scope."""
         grouped: dict[str, set[str]] = {}
-        for entry_id, scope in self.db.query("SELECT id, scope FROM entries WHERE layer = ?", (layer.value,)):
+        params = (layer.value, Layer.ARCHIVED.value, layer.value)
+        for entry_id, scope in self.db.query(f"SELECT id, scope FROM entries WHERE {_HOME}", params):
             grouped.setdefault(str(scope), set()).add(str(entry_id))
         return grouped
 
@@ -273,14 +277,14 @@ class EntryTable:
     def archive(
         conn: sqlite3.Connection, layer: Layer, finals: Sequence[tuple[str, float]], reason: str, at: datetime
     ) -> None:
-        """Archive entries ``(id, final significance)`` of a layer; the sync exports them."""
+        """Demote entries ``(id, final significance)`` of a layer to the cold tier; the sync logs
+        them to the archive file. Their vectors stay where they are: cold is a state of the row."""
         archived, pending = Layer.ARCHIVED.value, int(ExportState.PENDING)
-        pending_index = int(IndexState.PENDING)  # its vector moves to the cold collections
         conn.executemany(
             "UPDATE entries SET layer = ?, archived_layer = ?, archived_reason = ?, archived_at = ?, "
-            "significance = ?, exported = ?, indexed = ? WHERE id = ? AND layer = ?",
+            "significance = ?, exported = ? WHERE id = ? AND layer = ?",
             [
-                (archived, layer.value, reason, at.timestamp(), value, pending, pending_index, i, layer.value)
+                (archived, layer.value, reason, at.timestamp(), value, pending, i, layer.value)
                 for i, value in finals
             ],
         )
@@ -303,14 +307,10 @@ class EntryTable:
         The ``archived_*`` columns keep describing the last forgetting, so a record not yet in the
         archive file still gets there.
         """
-        pending = int(IndexState.PENDING)
         cursor = conn.executemany(
-            "UPDATE entries SET layer = ?, significance = ?, changed_at = ?, forget_at = ?, indexed = ? "
+            "UPDATE entries SET layer = ?, significance = ?, changed_at = ?, forget_at = ? "
             "WHERE id = ? AND layer = ? AND archived_layer = ?",
-            [
-                (origin.value, s, c, f, pending, i, Layer.ARCHIVED.value, origin.value)
-                for i, s, c, f in updates
-            ],
+            [(origin.value, s, c, f, i, Layer.ARCHIVED.value, origin.value) for i, s, c, f in updates],
         )
         return max(cursor.rowcount, 0)
 
@@ -336,10 +336,10 @@ class EntryTable:
     # -- the vector index state ------------------------------------------------------------
 
     def pending_index(self, layer: Layer, limit: int) -> list[MemoryEntry]:
-        """Entries of a layer waiting for the vector index, oldest first."""
+        """Entries of a layer (its cold ones included) waiting for the vector index, oldest first."""
         rows = self.db.query(
-            f"SELECT {_COLUMNS} FROM entries WHERE indexed = ? AND layer = ? ORDER BY seq LIMIT ?",
-            (int(IndexState.PENDING), layer.value, limit),
+            f"SELECT {_COLUMNS} FROM entries WHERE indexed = ? AND {_HOME} ORDER BY seq LIMIT ?",
+            (int(IndexState.PENDING), layer.value, Layer.ARCHIVED.value, layer.value, limit),
         )
         return [_entry(r) for r in rows]
 
@@ -360,14 +360,15 @@ class EntryTable:
         )
 
     def set_index_state(self, layer: Layer, ids: Sequence[str] | None, state: IndexState) -> None:
-        """Set the index state of a layer's entries (the given ids, or all) in one transaction."""
+        """Set the index state of a layer's entries, cold ones included (the given ids, or all)."""
+        home = (layer.value, Layer.ARCHIVED.value, layer.value)
         with self.db.transaction() as conn:
             if ids is None:
-                conn.execute("UPDATE entries SET indexed = ? WHERE layer = ?", (int(state), layer.value))
+                conn.execute(f"UPDATE entries SET indexed = ? WHERE {_HOME}", (int(state), *home))
             else:
                 conn.executemany(
-                    "UPDATE entries SET indexed = ? WHERE id = ? AND layer = ?",
-                    [(int(state), i, layer.value) for i in ids],
+                    f"UPDATE entries SET indexed = ? WHERE id = ? AND {_HOME}",
+                    [(int(state), i, *home) for i in ids],
                 )
 
     # -- the archive file state ------------------------------------------------------------

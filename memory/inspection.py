@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from memory.archive import ArchivedMemory
 from memory.engine import Engine
-from memory.layers.rag import RagLayer
 from memory.model import Interaction, Layer, MemoryEntry, scope_of
 
 
@@ -24,10 +23,9 @@ class MemoryInspector:
         engine = self._engine
         if layer == Layer.ACTIVE:
             return engine.active.entries(user_id)
-        return self._rag(layer).entries(user_id)
-
-    def _rag(self, layer: Layer) -> RagLayer:
-        return self._engine.cold if layer == Layer.ARCHIVED else self._engine.rag_layers[layer]
+        if layer == Layer.ARCHIVED:
+            return self._engine.entries.live(Layer.ARCHIVED, scope_of(user_id))
+        return self._engine.rag_layers[layer].entries(user_id)
 
     def entry(self, entry_id: str) -> MemoryEntry | None:
         """One entry of any layer by id."""
@@ -52,8 +50,9 @@ class MemoryInspector:
         return layer.current_significance(entry, self.tick(entry.user_id))
 
     def indexed_ids(self, layer: Layer, user_id: str | None = None) -> set[str]:
-        """The ids the vector index holds for a layer and user scope."""
-        return self._rag(layer).stores.for_scope(scope_of(user_id)).ids()
+        """The ids the vector index holds for a layer and user scope (its cold entries included:
+        a forgotten memory keeps its vector, deep recall searches it)."""
+        return self._engine.rag_layers[layer].stores.for_scope(scope_of(user_id)).ids()
 
     def collection_names(self) -> set[str]:
         """Every vector collection of this persona on the backend."""

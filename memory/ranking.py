@@ -45,26 +45,38 @@ def fuse(
     return [Fused(i, scores[i], dense_rank.get(i), keyword_rank.get(i)) for i in best]
 
 
+NEUTRAL_IMPORTANCE = 0.5
+"""The importance assumed for a memory nobody judged."""
+
+
 def adjust(
-    memories: Sequence[RetrievedMemory], *, cold_weight: float, recency_weight: float, rrf_k: int
+    memories: Sequence[RetrievedMemory],
+    *,
+    cold_weight: float,
+    recency_weight: float,
+    importance_weight: float = 0.0,
+    rrf_k: int,
 ) -> list[RetrievedMemory]:
-    """Tier penalty and recency bonus, best first.
+    """Tier penalty, recency and importance bonuses, best first.
 
     ``score x cold_weight`` for a memory revived from the cold tier, plus
     ``recency_weight / (rrf_k + r)`` where ``r`` is its 1-based place among the candidates from
-    newest to oldest: of two equally good answers, the newer wins.
+    newest to oldest (of two equally good answers, the newer wins), plus
+    ``importance_weight x importance / (rrf_k + 1)`` (what mattered outranks small talk).
     """
     newest = sorted(memories, key=lambda m: m.entry.created_at, reverse=True)
     recency = {m.entry.id: rank for rank, m in enumerate(newest, start=1)}
-    adjusted = [
-        replace(
-            m,
-            score=m.score * (cold_weight if m.revived else 1.0)
-            + (recency_weight / (rrf_k + recency[m.entry.id]) if recency_weight else 0.0),
-        )
-        for m in memories
-    ]
-    return sorted(adjusted, key=lambda m: m.score, reverse=True)
+
+    def score(m: RetrievedMemory) -> float:
+        value = m.score * (cold_weight if m.revived else 1.0)
+        if recency_weight:
+            value += recency_weight / (rrf_k + recency[m.entry.id])
+        if importance_weight:
+            importance = NEUTRAL_IMPORTANCE if m.entry.importance is None else m.entry.importance
+            value += importance_weight * importance / (rrf_k + 1)
+        return value
+
+    return sorted((replace(m, score=score(m)) for m in memories), key=lambda m: m.score, reverse=True)
 
 
 def depth_of(mode: RetrievalMode, layer: Layer, quotas: Mapping[str, int], top_k: int) -> int:

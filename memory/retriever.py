@@ -29,7 +29,6 @@ from memory.decay import DecayTick
 from memory.errors import StoreUnavailableError
 from memory.formatter import format_active_memories, format_profile, format_retrieved_memories, join_blocks
 from memory.layers.active import ActiveLayer
-from memory.layers.cold import ColdLayer
 from memory.layers.rag import RagLayer
 from memory.model import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.profile import ProfileTable
@@ -59,7 +58,6 @@ class MemoryRetriever:
         db: the database (the scope's decay clock is read once per retrieval).
         active: the active layer (its window is always returned whole).
         layers: the hot searchable layers by :class:`Layer`.
-        cold: the cold tier, searched beside them (deep recall); ``None`` turns that off.
         profile: the users' profile facts, put first in the prompt text (within a budget).
         config: the ``retrieval`` section.
         embeddings: the model that embeds the query (once per retrieval).
@@ -75,7 +73,6 @@ class MemoryRetriever:
         db: Database,
         active: ActiveLayer,
         layers: dict[Layer, RagLayer],
-        cold: ColdLayer | None,
         profile: ProfileTable,
         config: RetrievalConfig,
         embeddings: Embeddings,
@@ -98,7 +95,7 @@ class MemoryRetriever:
         self.max_text_chars = max_text_chars
         self.catch_up_seconds = config.catch_up_seconds
         self.profile = profile
-        self.search = CandidateSearch(layers, cold if config.deep_recall else None, config)
+        self.search = CandidateSearch(layers, config)
         self._degraded = False
         self._common_terms = keyword.CommonTerms(db.query, config.keyword_max_df)
 

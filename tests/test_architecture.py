@@ -42,7 +42,6 @@ RANKS: list[set[str]] = [
     {"scoped"},
     {"layers", "layers.rag", "layers.decaying", "layers.active", "layers.temporary", "layers.summary"},
     {"layers.static"},
-    {"layers.cold"},
     {"candidates", "decay", "sync", "recorder", "jobs"},
     {"retriever", "scheduler"},
     {"engine"},

@@ -72,15 +72,16 @@ def test_unrecalled_entry_is_demoted_to_the_cold_tier_and_logged(make_manager, c
     assert [e.content for e in manager.inspector.entries(Layer.ARCHIVED)] == [archived[0].content]
 
 
-def test_forgotten_entry_moves_to_the_cold_vector_index(make_manager, config) -> None:
+def test_forgotten_entry_keeps_its_vector_for_deep_recall(make_manager, config) -> None:
     manager = make_manager(_decaying_config(config))
     fill(manager, ["redis cluster", "草莓蛋糕", "现在"])
     for _ in range(3):
         manager.retrieve("redis cluster")
     manager.flush()
     cold = [e.id for e in manager.inspector.entries(Layer.ARCHIVED)]
-    assert len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 1
-    assert manager.inspector.indexed_ids(Layer.ARCHIVED) == set(cold) and len(cold) == 1
+    hot = [e.id for e in manager.inspector.entries(Layer.TEMPORARY)]
+    assert len(cold) == 1 and len(hot) == 1
+    assert manager.inspector.indexed_ids(Layer.TEMPORARY) == {*cold, *hot}
 
 
 def test_static_memories_load_from_md_and_json(make_manager) -> None:

@@ -41,8 +41,6 @@ class RagLayer:
         self.table = entries
         self.stores = stores
         self.now = now
-        self.vector_sources: list[ScopedStores] = []
-        """Collections an entry may arrive from with its vector (a tier move reuses it)."""
 
     def _scope(self, user_id: str | None) -> str | None:
         """The rows' scope key of a user (``None``: every scope, for a shared layer)."""
@@ -72,9 +70,15 @@ class RagLayer:
         if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
             return []  # an empty collection still costs a query
         hits = self.stores.for_scope(scope_of(user_id)).search(vector, depth)
-        by_id = {e.id: e for e in self.table.by_ids(self.layer, [h.id for h in hits])}
-        # an id SQLite does not hold live (archived, not yet committed) is skipped: SQLite is the truth
+        # SQLite is the truth: it says whether a vector's entry is hot here or cold (forgotten
+        # from here: deep recall); an id SQLite does not hold is skipped
+        by_id = {e.id: e for e in self.table.by_ids(None, [h.id for h in hits]) if self.accepts(e)}
         return [self._found(by_id[h.id], h.similarity, tick) for h in hits if h.id in by_id]
+
+    def accepts(self, entry: MemoryEntry) -> bool:
+        """Whether a search of this layer may return ``entry``: it is live here, or it is this
+        layer's forgotten entry (deep recall marks it revived)."""
+        return entry.layer == self.layer or (entry.layer == Layer.ARCHIVED and entry.origin == self.layer)
 
     def keyword_ranking(
         self, terms: set[str], depth: int, user_id: str | None, *, with_cold: bool = False
@@ -104,13 +108,13 @@ class RagLayer:
     def memories_for(
         self, ids: Sequence[str], vector: Vector, user_id: str | None, tick: int
     ) -> list[RetrievedMemory]:
-        """Live entries by id, scored by the similarity of their stored vectors to ``vector``.
-
-        An entry not embedded yet (found by keywords during an index backlog) gets similarity 0.
+        """Entries by id (hot here, or cold from here), scored by the similarity of their stored
+        vectors to ``vector``. An entry not embedded yet (found by keywords during an index
+        backlog) gets similarity 0.
         """
         if not ids:
             return []
-        live = self.table.by_ids(self.layer, ids)
+        live = [e for e in self.table.by_ids(None, ids) if self.accepts(e)]
         vectors = self.stores.for_scope(scope_of(user_id)).vectors([e.id for e in live]) if live else {}
         found = []
         for entry in live:
@@ -141,23 +145,9 @@ class RagLayer:
                 return total
 
     def _index_scope(self, scope: str, group: list[MemoryEntry]) -> None:
-        """Upsert a scope's pending entries, moving vectors from a source collection when there."""
-        reused: dict[str, Vector] = {}
-        moved_from: list[tuple[ScopedStores, list[str]]] = []
-        for source in self.vector_sources:
-            wanted = [e.id for e in group if e.id not in reused]
-            found = source.for_scope(scope).vectors(wanted) if wanted else {}
-            if found:
-                reused.update(found)
-                moved_from.append((source, list(found)))
         self.stores.for_scope(scope).add(
-            [e.id for e in group],
-            [e.index_text for e in group],
-            [self.metadata(e) for e in group],
-            vectors=reused,
+            [e.id for e in group], [e.index_text for e in group], [self.metadata(e) for e in group]
         )
-        for source, ids in moved_from:
-            source.for_scope(scope).delete(ids)
 
     def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
         """The Chroma metadata of an entry: its scope and creation time."""
