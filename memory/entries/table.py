@@ -1,10 +1,4 @@
-"""The ``entries`` table: every memory of every layer, the one owner of its SQL.
-
-Layers hold the rules (capacity, decay, thresholds, clean-up) and call this table with their
-:class:`~memory.model.Layer` as a parameter; the sync reads and sets the derived-store states
-(:class:`~memory.model.IndexState`, :class:`~memory.model.ExportState`). No other module writes
-SQL on ``entries``.
-"""
+"""Reads and writes of ``entries`` rows: what layers and the decay tick ask of the table."""
 
 from __future__ import annotations
 
@@ -13,127 +7,24 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from memory.archive import ArchivedMemory
-from memory.db import Database, from_epoch
-from memory.model import INDEXED_LAYERS, ExportState, IndexState, Layer, MemoryEntry, scope_of, user_of
-
-SCHEMA_KEY = "entries_schema"
-SCHEMA_VERSION = "3"
-
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS entries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT UNIQUE NOT NULL,
-    layer TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    content TEXT NOT NULL,
-    note TEXT,
-    created_at REAL NOT NULL,
-    significance REAL NOT NULL,
-    changed_at INTEGER NOT NULL DEFAULT 0,
-    forget_at INTEGER,
-    indexed INTEGER NOT NULL DEFAULT {IndexState.PENDING},
-    tags TEXT NOT NULL DEFAULT '[]',
-    source TEXT,
-    archived_layer TEXT,
-    archived_reason TEXT,
-    archived_at REAL,
-    exported INTEGER NOT NULL DEFAULT {ExportState.DONE},
-    pinned INTEGER NOT NULL DEFAULT 0,
-    importance REAL
-);
-CREATE INDEX IF NOT EXISTS entries_layer_scope ON entries(layer, scope, seq);
-CREATE INDEX IF NOT EXISTS entries_forget ON entries(layer, scope, forget_at);
-CREATE INDEX IF NOT EXISTS entries_unindexed ON entries(indexed, layer);
-CREATE INDEX IF NOT EXISTS entries_unexported ON entries(exported);
-"""
-
-_COLUMNS = (
-    "id, layer, scope, content, note, created_at, significance, changed_at, tags, source, archived_layer, "
-    "pinned, importance"
-)
-_SEARCHED = ",".join(f"'{layer.value}'" for layer in INDEXED_LAYERS)
-
-_HOME = "(layer = ? OR (layer = ? AND archived_layer = ?))"
-"""The rows whose vectors live in one layer's collections: its own and its cold (archived) ones."""
-
-Significance = tuple[str, float, int]
-"""``(entry id, significance, changed_at tick)`` as stored."""
+from memory.entries.schema import COLUMNS, HOME, SEARCHED, Significance, entry_of, marks
+from memory.entries.states import DerivedStates
+from memory.model import ExportState, IndexState, Layer, MemoryEntry, scope_of
 
 
-def install(conn: sqlite3.Connection) -> None:
-    """Create the table; version 1 files marked active rows ``indexed = 1`` to mean "never"."""
-    conn.executescript(SCHEMA)
-    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(entries)").fetchall()}
-    if "pinned" not in columns:  # version 2 files
-        conn.execute("ALTER TABLE entries ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
-    if "importance" not in columns:
-        conn.execute("ALTER TABLE entries ADD COLUMN importance REAL")
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
-    if row is None or row[0] != SCHEMA_VERSION:
-        conn.execute(
-            "UPDATE entries SET indexed = ? WHERE layer = ?", (IndexState.NOT_SEARCHED, Layer.ACTIVE.value)
-        )
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (SCHEMA_KEY, SCHEMA_VERSION),
-        )
-
-
-def _entry(row: Sequence[object]) -> MemoryEntry:
-    (
-        entry_id,
-        layer,
-        scope,
-        content,
-        note,
-        created_at,
-        significance,
-        changed_at,
-        tags,
-        source,
-        origin,
-        pinned,
-        importance,
-    ) = row
-    return MemoryEntry(
-        id=str(entry_id),
-        layer=Layer(str(layer)),
-        content=str(content),
-        created_at=from_epoch(float(created_at)),  # type: ignore[arg-type]
-        user_id=user_of(str(scope)),
-        significance=float(significance),  # type: ignore[arg-type]
-        changed_at=int(changed_at),  # type: ignore[call-overload]
-        note=None if note is None else str(note),
-        tags=tuple(json.loads(str(tags))),
-        source=None if source is None else str(source),
-        origin=Layer(str(origin)) if origin is not None and layer == Layer.ARCHIVED.value else None,
-        pinned=bool(pinned),
-        importance=None if importance is None else float(importance),  # type: ignore[arg-type]
-    )
-
-
-def _marks(values: Sequence[object]) -> str:
-    return ",".join("?" * len(values))
-
-
-class EntryTable:
+class EntryTable(DerivedStates):
     """All reads and writes of ``entries``; writes take the caller's transaction."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
 
     # -- reads -------------------------------------------------------------------------------
 
     def live(self, layer: Layer, scope: str | None) -> list[MemoryEntry]:
         """Entries of a layer, oldest first (one scope, or every scope when ``scope`` is None)."""
-        sql = f"SELECT {_COLUMNS} FROM entries WHERE layer = ? ORDER BY seq"
+        sql = f"SELECT {COLUMNS} FROM entries WHERE layer = ? ORDER BY seq"
         params: tuple[str, ...] = (layer.value,)
         if scope is not None:
-            sql = f"SELECT {_COLUMNS} FROM entries WHERE layer = ? AND scope = ? ORDER BY seq"
+            sql = f"SELECT {COLUMNS} FROM entries WHERE layer = ? AND scope = ? ORDER BY seq"
             params = (layer.value, scope)
-        return [_entry(r) for r in self.db.query(sql, params)]
+        return [entry_of(r) for r in self.db.query(sql, params)]
 
     def by_ids(self, layer: Layer | None, ids: Sequence[str]) -> list[MemoryEntry]:
         """Entries by id (of one layer, or any), in record order; unknown ids are absent."""
@@ -141,10 +32,10 @@ class EntryTable:
             return []
         layer_clause, params = ("+layer = ? AND", [layer.value]) if layer is not None else ("", [])
         rows = self.db.query(
-            f"SELECT {_COLUMNS} FROM entries WHERE {layer_clause} id IN ({_marks(ids)}) ORDER BY seq",
+            f"SELECT {COLUMNS} FROM entries WHERE {layer_clause} id IN ({marks(ids)}) ORDER BY seq",
             (*params, *ids),
         )
-        return [_entry(r) for r in rows]
+        return [entry_of(r) for r in rows]
 
     def count(self, layer: Layer, scope: str | None) -> int:
         """Entries of a layer (one scope, or all)."""
@@ -179,7 +70,7 @@ class EntryTable:
         """Ids whose vectors a layer's collections hold (its cold ones included), by scope."""
         grouped: dict[str, set[str]] = {}
         params = (layer.value, Layer.ARCHIVED.value, layer.value)
-        for entry_id, scope in self.db.query(f"SELECT id, scope FROM entries WHERE {_HOME}", params):
+        for entry_id, scope in self.db.query(f"SELECT id, scope FROM entries WHERE {HOME}", params):
             grouped.setdefault(str(scope), set()).add(str(entry_id))
         return grouped
 
@@ -215,11 +106,11 @@ class EntryTable:
     def beyond_newest(conn: sqlite3.Connection, layer: Layer, scope: str, keep: int) -> list[MemoryEntry]:
         """Entries of a scope older than its newest ``keep``, oldest first."""
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM entries WHERE layer = ? AND scope = ? "
+            f"SELECT {COLUMNS} FROM entries WHERE layer = ? AND scope = ? "
             "ORDER BY seq DESC LIMIT -1 OFFSET ?",
             (layer.value, scope, keep),
         ).fetchall()
-        return [_entry(r) for r in reversed(rows)]
+        return [entry_of(r) for r in reversed(rows)]
 
     @staticmethod
     def move(
@@ -248,7 +139,7 @@ class EntryTable:
         else:
             rows = conn.execute(  # '+': look rows up by id, not through the layer index
                 "SELECT id, significance, changed_at FROM entries "
-                f"WHERE +layer = ? AND +scope = ? AND pinned = 0 AND id IN ({_marks(ids)})",
+                f"WHERE +layer = ? AND +scope = ? AND pinned = 0 AND id IN ({marks(ids)})",
                 (layer.value, scope, *ids),
             ).fetchall()
         return [(str(i), float(s), int(c)) for i, s, c in rows]
@@ -319,7 +210,7 @@ class EntryTable:
         """Attach a model note; a searchable entry is re-embedded with it."""
         conn.execute(
             f"UPDATE entries SET note = ?, "
-            f"indexed = CASE WHEN layer IN ({_SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
+            f"indexed = CASE WHEN layer IN ({SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
             (note, int(IndexState.PENDING), entry_id),
         )
 
@@ -333,74 +224,3 @@ class EntryTable:
         """Delete entries of a layer (static memories removed from their files)."""
         conn.executemany("DELETE FROM entries WHERE id = ? AND layer = ?", [(i, layer.value) for i in ids])
 
-    # -- the vector index state ------------------------------------------------------------
-
-    def pending_index(self, layer: Layer, limit: int) -> list[MemoryEntry]:
-        """Entries of a layer (its cold ones included) waiting for the vector index, oldest first."""
-        rows = self.db.query(
-            f"SELECT {_COLUMNS} FROM entries WHERE indexed = ? AND {_HOME} ORDER BY seq LIMIT ?",
-            (int(IndexState.PENDING), layer.value, Layer.ARCHIVED.value, layer.value, limit),
-        )
-        return [_entry(r) for r in rows]
-
-    def pending_index_count(self) -> int:
-        """Searchable entries not yet in the vector index."""
-        return self.db.count(
-            f"SELECT COUNT(*) FROM entries WHERE indexed = ? AND layer IN ({_SEARCHED})",
-            (int(IndexState.PENDING),),
-        )
-
-    def has_pending_index(self) -> bool:
-        """Whether any searchable entry waits for the index (one indexed lookup)."""
-        return bool(
-            self.db.query(
-                f"SELECT 1 FROM entries WHERE indexed = ? AND layer IN ({_SEARCHED}) LIMIT 1",
-                (int(IndexState.PENDING),),
-            )
-        )
-
-    def set_index_state(self, layer: Layer, ids: Sequence[str] | None, state: IndexState) -> None:
-        """Set the index state of a layer's entries, cold ones included (the given ids, or all)."""
-        home = (layer.value, Layer.ARCHIVED.value, layer.value)
-        with self.db.transaction() as conn:
-            if ids is None:
-                conn.execute(f"UPDATE entries SET indexed = ? WHERE {_HOME}", (int(state), *home))
-            else:
-                conn.executemany(
-                    f"UPDATE entries SET indexed = ? WHERE id = ? AND {_HOME}",
-                    [(int(state), i, *home) for i in ids],
-                )
-
-    # -- the archive file state ------------------------------------------------------------
-
-    def has_unexported(self) -> bool:
-        """Whether an archived entry still waits for the archive file."""
-        states = (int(ExportState.PENDING), int(ExportState.EXPORTING))
-        return bool(self.db.query("SELECT 1 FROM entries WHERE exported IN (?, ?) LIMIT 1", states))
-
-    def to_export(self, state: ExportState) -> list[ArchivedMemory]:
-        """Archived entries in an export state, in archive order."""
-        rows = self.db.query(
-            "SELECT id, archived_layer, scope, content, note, created_at, archived_at, significance, "
-            "archived_reason FROM entries WHERE exported = ? ORDER BY archived_at",
-            (int(state),),
-        )
-        return [
-            ArchivedMemory(
-                id=str(r[0]),
-                layer=str(r[1]),
-                user_id=user_of(str(r[2])),
-                content=str(r[3]),
-                note=None if r[4] is None else str(r[4]),
-                created_at=from_epoch(float(r[5])),  # type: ignore[arg-type]
-                archived_at=from_epoch(float(r[6])),  # type: ignore[arg-type]
-                significance=float(r[7]),  # type: ignore[arg-type]
-                reason=str(r[8]),
-            )
-            for r in rows
-        ]
-
-    def set_export_state(self, ids: Sequence[str], state: ExportState) -> None:
-        """Move archived entries to an export state in one transaction."""
-        with self.db.transaction() as conn:
-            conn.executemany("UPDATE entries SET exported = ? WHERE id = ?", [(int(state), i) for i in ids])
