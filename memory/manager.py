@@ -16,12 +16,10 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
@@ -30,7 +28,7 @@ from memory.errors import ClosedError
 from memory.importer import ImportReport
 from memory.inspection import MemoryInspector
 from memory.jobs import first_runs
-from memory.model import ProfileFact, utcnow
+from memory.model import ManagerState, ProfileFact, utcnow
 from memory.persona import Persona, load_persona
 from memory.recorder import NumberedRecord, Record
 from memory.retriever import MemoryRetriever, RetrievalResult
@@ -38,14 +36,6 @@ from memory.state import build_debug_state
 from memory.validation import check_memory_id, check_persona, check_user_id
 
 logger = logging.getLogger(__name__)
-
-
-class ManagerState(StrEnum):
-    """Where a manager is in its life: opening, open (files open), or closed for good."""
-
-    UNOPENED = "unopened"
-    OPEN = "open"
-    CLOSED = "closed"
 
 
 class MemoryManager:
@@ -259,14 +249,6 @@ class MemoryManager:
         """:meth:`retrieve_memories` in a worker thread."""
         retriever = self._check_open().retriever
         return await asyncio.to_thread(retriever.retrieve_memories, query, user_id=user_id, top_k=top_k)
-
-    def as_runnable(self) -> Runnable[Any, dict[str, str]]:
-        """The LCEL Runnable of :meth:`MemoryRetriever.as_runnable`."""
-        return self._check_open().retriever.as_runnable()
-
-    def as_langchain_retriever(self, *, user_id: str | None = None) -> BaseRetriever:
-        """A LangChain ``BaseRetriever`` over this memory (see :class:`MemoryRetriever`)."""
-        return self._check_open().retriever.as_langchain_retriever(user_id=user_id)
 
     # -- maintenance ---------------------------------------------------------------------------
 

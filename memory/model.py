@@ -58,6 +58,14 @@ class ExportState(IntEnum):
     EXPORTING = 2
 
 
+class ManagerState(StrEnum):
+    """Where a manager is in its life: opening, open (files open), or closed for good."""
+
+    UNOPENED = "unopened"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
 SHARED_SCOPE = ""
 """The scope key of ``user_id=None``: the persona's shared memory."""
 
