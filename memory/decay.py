@@ -32,7 +32,7 @@ class DecayTick:
             for layer in self.decaying:
                 mine = [m for m in memories if m.entry.layer == layer.layer]
                 layer.recall(conn, scope, tick, [m.entry.id for m in mine if not m.revived])
-                moved += layer.revive(conn, tick, [m.entry.id for m in mine if m.revived])
+                moved += layer.revive(conn, scope, tick, [m.entry.id for m in mine if m.revived])
             return moved + self.temporary.forget_due(conn, scope, tick)
 
     def restore(self, entry_id: str) -> bool:
@@ -42,4 +42,4 @@ class DecayTick:
             layer = next((d for d in self.decaying if found is not None and d.layer == found[0]), None)
             if found is None or layer is None:
                 return False
-            return layer.revive(conn, self.db.tick_in(conn, found[1]), [entry_id]) > 0
+            return layer.revive(conn, found[1], self.db.tick_in(conn, found[1]), [entry_id]) > 0

@@ -49,7 +49,7 @@ def test_deep_recall_finds_a_forgotten_memory_and_revives_it(make_manager, confi
     assert "花生过敏" in result.rag_text
     entry = manager.inspector.entry(allergy)
     assert entry is not None and entry.layer == Layer.TEMPORARY
-    assert manager.inspector.significance(allergy) == 0.75  # boosted from the initial 0.5
+    assert manager.inspector.significance(allergy) == 0.53125  # 0.0625 when forgotten, then boosted
 
 
 def test_a_cold_memory_is_found_by_meaning_across_languages(make_manager, config) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memory.layers.rag import RagLayer
+from memory.model import Layer
 from memory.significance import boost_significance, forget_tick, recall_at
 
 
@@ -14,7 +15,6 @@ class DecayingLayer(RagLayer):
     """A layer whose entries decay per tick and are boosted when recalled."""
 
     threshold: float = 0.0
-    initial_significance: float = 0.5
 
     def recall(self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> None:
         """Boost the entries a retrieval returned at ``tick`` (writes only those rows)."""
@@ -29,17 +29,21 @@ class DecayingLayer(RagLayer):
             updates.append((entry_id, boosted, tick, forget_tick(boosted, tick, coefficient, self.threshold)))
         self.table.set_significance(conn, updates)
 
-    def revive(self, conn: sqlite3.Connection, tick: int, entry_ids: Sequence[str]) -> int:
-        """Bring cold entries forgotten from this layer back, boosted as if just recalled.
+    def revive(self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> int:
+        """Bring cold entries forgotten from this layer back, recalled at ``tick``.
 
-        A revived entry starts again from the initial significance, boosted once (0.5 -> 0.75 by
-        default), at ``tick``; its vector moves back from the cold collection. Returns how many.
+        A recall of a cold memory is a recall like any other: its significance when it was
+        forgotten gets the boost ``s + (1 - s) / 2`` (0.0625 -> 0.53), and it decays again from
+        there. Returns how many came back.
         """
         if not entry_ids:
             return 0
-        significance = boost_significance(self.initial_significance)
-        forget_at = forget_tick(significance, tick, self.decay_coefficient, self.threshold)
-        return self.table.revive(conn, self.layer, [(i, significance, tick, forget_at) for i in entry_ids])
+        updates = []
+        for entry_id, significance, _ in self.table.significances(conn, Layer.ARCHIVED, scope, entry_ids):
+            boosted = boost_significance(significance)
+            forget_at = forget_tick(boosted, tick, self.decay_coefficient, self.threshold)
+            updates.append((entry_id, boosted, tick, forget_at))
+        return self.table.revive(conn, self.layer, updates)
 
     def archive(
         self, conn: sqlite3.Connection, finals: Sequence[tuple[str, float]], reason: str, at: datetime

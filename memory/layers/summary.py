@@ -40,7 +40,6 @@ class SummaryLayer(DecayingLayer):
         self.config = config
         self.decay_coefficient = config.decay_coefficient
         self.threshold = 0.0
-        self.initial_significance = config.initial_significance
 
     def add(self, conn: sqlite3.Connection, entry: MemoryEntry) -> bool:
         """Insert a summary at the initial significance (idempotent by id); returns whether it was new."""

@@ -40,7 +40,6 @@ class TemporaryLayer(DecayingLayer):
         self.config = config
         self.decay_coefficient = config.decay_coefficient
         self.threshold = config.significance_threshold
-        self.initial_significance = config.initial_significance
 
     def admit(self, conn: sqlite3.Connection, overflowed: Sequence[MemoryEntry]) -> None:
         """Take overflowed active entries (the ``on_overflow`` callback of the active layer)."""
