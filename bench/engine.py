@@ -13,7 +13,7 @@ import asyncio
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -71,7 +71,8 @@ def _config(settings: Settings, folder: Path) -> MemoryConfig:
     config = MemoryConfig()
     config.locale = settings.locale
     config.personas_dir = str(settings.personas_dir)
-    config.embedding = replace(PROVIDERS[settings.provider], persist_dir=str(folder / "store"))
+    config.embedding = PROVIDERS[settings.provider].model_copy()
+    config.data_dir = str(folder / "store")
     config.archive_dir = str(folder / "archive")
     if settings.mode is not None:
         config.retrieval.mode = settings.mode  # type: ignore[assignment]

@@ -31,7 +31,7 @@ def make_config(folder: Path, *, capacity: int = 10, decay: float | None = None)
     """A default config whose state lives in ``folder``; ``decay`` overrides the temporary one."""
     config = MemoryConfig()
     config.personas_dir = str(repo_root() / "personas")
-    config.embedding.persist_dir = str(folder / "store")
+    config.data_dir = str(folder / "store")
     config.archive_dir = str(folder / "archive")
     config.active.capacity = capacity
     if decay is not None:
@@ -125,7 +125,7 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         manager.close()
         if baseline is not None:
             baseline.close()
-    engine_bytes = folder_bytes(Path(config.embedding.persist_dir), Path(config.archive_dir))
+    engine_bytes = folder_bytes(Path(config.data_dir), Path(config.archive_dir))
     return {
         "size": size,
         "import": imported,

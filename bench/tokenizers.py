@@ -30,7 +30,7 @@ def measure(tokenizer: str, personas_dir: Path) -> dict[str, float]:
     work = Path(tempfile.mkdtemp(prefix="persona-memory-tok-"))
     config = MemoryConfig()
     config.personas_dir = str(personas_dir)
-    config.embedding.persist_dir = str(work / "store")
+    config.data_dir = str(work / "store")
     config.archive_dir = str(work / "archive")
     config.retrieval.mode = "hybrid"  # type: ignore[assignment]
     config.retrieval.keyword_tokenizer = tokenizer

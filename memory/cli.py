@@ -15,7 +15,7 @@ from memory.errors import MemoryEngineError
 def _config(args: argparse.Namespace) -> MemoryConfig:
     config = MemoryConfig.from_toml(args.config) if args.config else MemoryConfig.from_env()
     if args.data_dir:
-        config.embedding.persist_dir = str(Path(args.data_dir) / "memory_store")
+        config.data_dir = str(Path(args.data_dir) / "memory_store")
         config.archive_dir = str(Path(args.data_dir) / "archive")
     if args.personas_dir:
         config.personas_dir = args.personas_dir

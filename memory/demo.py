@@ -59,7 +59,7 @@ def run_demo(persona: str, *, personas_dir: str, data_dir: str) -> int:
     shutil.rmtree(folder, ignore_errors=True)
     config = MemoryConfig.from_env()
     config.personas_dir = personas_dir
-    config.embedding.persist_dir = str(folder / "memory_store")
+    config.data_dir = str(folder / "memory_store")
     config.archive_dir = str(folder / "archive")
     clock = ReplayClock()
     manager = MemoryManager(persona, config, now=clock)

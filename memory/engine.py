@@ -99,7 +99,7 @@ def open_engine(
     Args:
         jobs: the coroutine functions the scheduler runs (summary, clean-up).
     """
-    data_dir = Path(config.embedding.persist_dir)
+    data_dir = Path(config.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     lock = None
     if config.store.mode == StoreMode.PERSISTENT:

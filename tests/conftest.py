@@ -58,7 +58,7 @@ def config(tmp_path: Path, embeddings: Embeddings) -> MemoryConfig:
     """Defaults, with every folder inside the test's temporary directory."""
     cfg = MemoryConfig()
     cfg.personas_dir = str(write_persona(tmp_path / "personas"))
-    cfg.embedding.persist_dir = str(tmp_path / "data" / "memory_store")
+    cfg.data_dir = str(tmp_path / "data" / "memory_store")
     cfg.archive_dir = str(tmp_path / "data" / "archive")
     return cfg
 

@@ -18,7 +18,7 @@ def main() -> None:
     rng = random.Random(seed)
     config = MemoryConfig()
     config.personas_dir = personas_dir
-    config.embedding.persist_dir = f"{data_dir}/memory_store"
+    config.data_dir = f"{data_dir}/memory_store"
     config.archive_dir = f"{data_dir}/archive"
     config.active.capacity = 3
     config.temporary.decay_coefficient = 0.6  # forgets after 4 untouched ticks: archive traffic

@@ -35,7 +35,8 @@ EXPORTED = [
 # Bottom to top: a module may import modules of its own rank or below, never above.
 RANKS: list[set[str]] = [
     {"model", "errors", "samples"},
-    {"significance", "formatter", "validation", "breaker", "archive", "prompts", "persona", "config_fields"},
+    {"significance", "formatter", "validation", "breaker", "archive", "prompts", "persona"},
+    {"config_sections"},
     {"config", "db", "keyword", "importer"},
     {"profile"},
     {"embeddings", "store", "journal", "entries.schema", "summarizer", "ranking"},

@@ -24,7 +24,7 @@ def test_sample_dialogue_is_long_enough_to_overflow() -> None:
 def test_karin_has_at_least_twenty_static_memories(tmp_path: Path) -> None:
     config = MemoryConfig()
     config.personas_dir = str(REPO / "personas")
-    config.embedding.persist_dir = str(tmp_path / "store")
+    config.data_dir = str(tmp_path / "store")
     config.archive_dir = str(tmp_path / "archive")
     manager = MemoryManager("karin", config)
     try:
@@ -110,7 +110,7 @@ def test_import_skip_invalid_reports_and_continues(tmp_path, capsys) -> None:
 def test_reindex_rebuilds_the_vector_index_from_sqlite(tmp_path, capsys) -> None:
     config = MemoryConfig()
     config.personas_dir = str(REPO / "personas")
-    config.embedding.persist_dir = str(tmp_path / "d" / "memory_store")
+    config.data_dir = str(tmp_path / "d" / "memory_store")
     config.archive_dir = str(tmp_path / "d" / "archive")
     config.active.capacity = 1
     manager = MemoryManager("karin", config)

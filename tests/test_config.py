@@ -25,7 +25,7 @@ def test_defaults_match_spec() -> None:
     assert config.retrieval.weights == {"static": 1.0, "summary": 0.9, "temporary": 0.8}
     assert config.retrieval.top_k == 6
     assert config.embedding.provider == "use-multilingual"
-    assert config.embedding.persist_dir == "data/memory_store"
+    assert config.data_dir == "data/memory_store"
 
 
 def test_shipped_default_toml_equals_the_defaults() -> None:
@@ -72,9 +72,11 @@ def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 )
 def test_absurd_values_raise_config_error_naming_the_field(section: str, field: str, value: object) -> None:
     config = MemoryConfig()
-    setattr(getattr(config, section), field, value)
     with pytest.raises(ConfigError, match=f"{section}.{field}"):
-        config.validate()
+        setattr(getattr(config, section), field, value)
+    with pytest.raises(ConfigError, match=f"{section}.{field}"):
+        MemoryConfig(**{section: {field: value}})
+    assert config.validate() is config  # the refused value never got in
 
 
 def test_unknown_toml_field_is_named(tmp_path: Path) -> None:
@@ -92,3 +94,53 @@ def test_non_numeric_environment_value_is_named(monkeypatch: pytest.MonkeyPatch)
 
 def test_config_error_is_a_value_error() -> None:
     assert issubclass(ConfigError, ValueError)
+
+
+def test_a_plain_config_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PERSONA_MEMORY__ACTIVE__CAPACITY", "3")
+    monkeypatch.setenv("PERSONA_MEMORY__STORE__SSL", "true")
+    monkeypatch.setenv("PERSONA_MEMORY__DATA_DIR", "/srv/karin")
+    config = MemoryConfig()
+    assert (config.active.capacity, config.store.ssl, config.data_dir) == (3, True, "/srv/karin")
+
+
+@pytest.mark.parametrize(
+    ("toml", "field"),
+    [
+        ("[active]\ncapacity = true\n", "active.capacity"),
+        ('[store]\nssl = "maybe"\n', "store.ssl"),
+        ("[summary]\ninterval_seconds = inf\n", "summary.interval_seconds"),
+        ("[temporary]\ndecay_coefficient = nan\n", "temporary.decay_coefficient"),
+        ('[store]\nport = "8000"\n', None),  # a number in quotes is still a number
+    ],
+)
+def test_types_are_strict_where_a_file_can_be_quietly_wrong(
+    tmp_path: Path, toml: str, field: str | None
+) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(toml, encoding="utf-8")
+    if field is None:
+        assert MemoryConfig.from_toml(path, use_env=False).store.port == 8000
+        return
+    with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+        MemoryConfig.from_toml(path, use_env=False)
+
+
+def test_the_old_persist_dir_name_still_works_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[embedding]\npersist_dir = "/srv/old"\n', encoding="utf-8")
+    with pytest.warns(DeprecationWarning, match="data_dir"):
+        config = MemoryConfig.from_toml(path, use_env=False)
+    assert config.data_dir == "/srv/old"
+    with pytest.warns(DeprecationWarning):
+        config.embedding.persist_dir = "/srv/newer"  # type: ignore[misc]
+    assert config.data_dir == "/srv/newer"
+
+
+def test_validate_checks_without_changing_anything() -> None:
+    config = MemoryConfig()
+    before = config.to_dict()
+    assert config.validate() is config and config.to_dict() == before
+    config.retrieval.weights["cold"] = 1.0  # a dict edited in place
+    with pytest.raises(ConfigError, match="weights"):
+        config.validate()

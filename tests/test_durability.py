@@ -23,7 +23,7 @@ TRIALS = 12
 
 
 def _child_config(config: MemoryConfig, data_dir: Path) -> MemoryConfig:
-    config.embedding.persist_dir = str(data_dir / "memory_store")
+    config.data_dir = str(data_dir / "memory_store")
     config.archive_dir = str(data_dir / "archive")
     config.active.capacity = 3
     config.temporary.decay_coefficient = 0.6
@@ -106,7 +106,7 @@ def test_missing_chroma_folder_is_rebuilt_from_sqlite(make_manager, config) -> N
     manager = make_manager(config)
     fill(manager, ["Deployed 3-node redis cluster, config at /opt/redis/", "猫", "最后"])
     manager.close()
-    shutil.rmtree(Path(config.embedding.persist_dir) / "chroma")
+    shutil.rmtree(Path(config.data_dir) / "chroma")
     again = make_manager(config)
     assert len(again.inspector.indexed_ids(Layer.TEMPORARY)) == 2
     assert "/opt/redis/" in again.retrieve("redis 集群的配置在哪里")[1]
@@ -117,7 +117,7 @@ def test_corrupt_chroma_folder_is_moved_aside_and_rebuilt(make_manager, config, 
     manager = make_manager(config)
     fill(manager, ["Deployed 3-node redis cluster, config at /opt/redis/", "最后"])
     manager.close()
-    chroma = Path(config.embedding.persist_dir) / "chroma"
+    chroma = Path(config.data_dir) / "chroma"
     garbage = b"\x00garbage, not sqlite\x00" * 500
     (chroma / "chroma.sqlite3").write_bytes(garbage)
     with caplog.at_level(logging.WARNING):
@@ -154,7 +154,7 @@ def test_archive_keeps_working_after_a_corrupt_line(make_manager, config) -> Non
 
 
 def test_corrupt_database_is_never_overwritten(config) -> None:
-    db = Path(config.embedding.persist_dir) / "karin.sqlite3"
+    db = Path(config.data_dir) / "karin.sqlite3"
     db.parent.mkdir(parents=True)
     header = b"SQLite format 3\x00" + os.urandom(4000)
     db.write_bytes(header)
@@ -183,7 +183,7 @@ def test_second_process_gets_store_locked_error(make_manager, config) -> None:
         "from memory import MemoryConfig, MemoryManager, StoreLockedError\n"
         "c = MemoryConfig()\n"
         f"c.personas_dir = {config.personas_dir!r}\n"
-        f"c.embedding.persist_dir = {config.embedding.persist_dir!r}\n"
+        f"c.data_dir = {config.data_dir!r}\n"
         f"c.archive_dir = {config.archive_dir!r}\n"
         "try:\n    MemoryManager('karin', c)\n"
         "except StoreLockedError as e:\n    print('LOCKED', e); sys.exit(0)\n"

@@ -45,7 +45,7 @@ def test_store_01_single_memory_is_retrievable_and_on_disk(make_manager, config)
     manager.record_interaction_sync("我对花生过敏", "记住了，以后不给前辈花生～")
     active, _ = manager.retrieve("过敏")
     assert "花生过敏" in active
-    assert Path(config.embedding.persist_dir, "karin.sqlite3").stat().st_size > 0
+    assert Path(config.data_dir, "karin.sqlite3").stat().st_size > 0
 
 
 def test_store_02_ten_memories_all_retrievable(make_manager) -> None:
@@ -89,7 +89,7 @@ def test_store_04_fresh_folder_starts_empty_and_works(make_manager) -> None:
 
 
 def test_store_05_corrupt_database_gives_clear_error_and_is_kept(config) -> None:
-    folder = Path(config.embedding.persist_dir)
+    folder = Path(config.data_dir)
     folder.mkdir(parents=True)
     db = folder / "karin.sqlite3"
     db.write_bytes(b"this is not a database" * 100)
@@ -135,7 +135,7 @@ def test_debug_state_is_json_serialisable_with_spec_keys(make_manager) -> None:
 def test_record_returns_only_after_commit(make_manager, config) -> None:
     manager = make_manager()
     interaction_id = manager.record_interaction_sync("落盘了吗", "落了")
-    other = sqlite3.connect(Path(config.embedding.persist_dir) / "karin.sqlite3")
+    other = sqlite3.connect(Path(config.data_dir) / "karin.sqlite3")
     assert (
         other.execute("SELECT COUNT(*) FROM interactions WHERE id = ?", (interaction_id,)).fetchone()[0] == 1
     )
@@ -239,9 +239,11 @@ def test_closed_manager_refuses_work_with_closed_error(make_manager) -> None:
     assert manager.state == "closed"
 
 
-def test_config_errors_surface_at_construction(config) -> None:
-    config.active.capacity = 0
+def test_config_errors_surface_before_anything_opens(config) -> None:
     with pytest.raises(ValueError, match="active.capacity"):
+        config.active.capacity = 0
+    config.retrieval.quotas["temporary"] = -1  # a dict edited in place is checked at open
+    with pytest.raises(ValueError, match="quotas"):
         MemoryManager("karin", config)
 
 
@@ -249,7 +251,7 @@ def test_two_configs_with_different_folders_share_nothing(tmp_path, config) -> N
     first = MemoryManager("karin", config)
     other = MemoryConfig()
     other.personas_dir = config.personas_dir
-    other.embedding.persist_dir = str(tmp_path / "elsewhere")
+    other.data_dir = str(tmp_path / "elsewhere")
     other.archive_dir = str(tmp_path / "elsewhere-archive")
     second = MemoryManager("karin", other)
     try:

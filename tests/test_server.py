@@ -58,7 +58,7 @@ def http_config(tmp_path: Path, server: ChromaServer) -> tuple[str, MemoryConfig
     persona = f"karin_{uuid.uuid4().hex[:12]}"
     config = MemoryConfig()
     config.personas_dir = str(write_persona(tmp_path / "personas", name=persona))
-    config.embedding.persist_dir = str(tmp_path / "data" / "memory_store")
+    config.data_dir = str(tmp_path / "data" / "memory_store")
     config.archive_dir = str(tmp_path / "data" / "archive")
     config.store.mode = StoreMode.HTTP
     config.store.host = server.host
@@ -121,7 +121,7 @@ def test_overflowed_memory_is_recalled_by_meaning_from_the_server(
     names = server_collections(chroma_server)
     # collections are created on first write: no summary has been written yet
     assert {f"{persona}__{layer}" for layer in ("temporary", "static")} <= names
-    assert not (Path(config.embedding.persist_dir) / "chroma").exists()  # no embedded index
+    assert not (Path(config.data_dir) / "chroma").exists()  # no embedded index
 
 
 def test_static_memories_are_searchable_on_the_server(open_manager: ManagerFactory) -> None:
@@ -271,7 +271,7 @@ def test_a_second_process_shares_the_persona_through_the_server(
         "PERSONA_MEMORY__ACTIVE__CAPACITY": "2",
         "PERSONA_MEMORY__PERSONAS_DIR": config.personas_dir,
         "PERSONA_MEMORY__ARCHIVE_DIR": config.archive_dir,
-        "PERSONA_MEMORY__EMBEDDING__PERSIST_DIR": config.embedding.persist_dir,
+        "PERSONA_MEMORY__EMBEDDING__PERSIST_DIR": config.data_dir,
     }
     code = WORKER.format(persona=persona, texts=[REDIS, *FILLER])
     done = subprocess.run(

@@ -1,0 +1,203 @@
+"""The sections of :class:`memory.config.MemoryConfig`, as pydantic models with constraints.
+
+Types are strict where a config file can be wrong in a quiet way: an integer field refuses a
+bool (``capacity = true``), a bool refuses anything but a bool or a true/false word
+(``ssl = "maybe"``), and floats must be finite (``inf``, ``nan``). Assignment is validated too,
+so a bad value never gets in; :class:`memory.errors.ConfigError` names the field.
+"""
+
+from __future__ import annotations
+
+import warnings
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from memory.errors import ConfigError
+
+LAYER_NAMES = ("temporary", "summary", "static")
+
+
+class RetrievalMode(StrEnum):
+    """How the retriever combines the RAG layers."""
+
+    QUOTA = "quota"
+    WEIGHTED = "weighted"
+    HYBRID = "hybrid"
+
+
+class StoreMode(StrEnum):
+    """Where the Chroma vector index lives."""
+
+    PERSISTENT = "persistent"
+    HTTP = "http"
+
+
+def _no_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got the bool {value}")
+    return value
+
+
+_TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
+
+
+def _bool_word(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+Int = Annotated[int, BeforeValidator(_no_bool)]
+Float = Annotated[float, BeforeValidator(_no_bool), Field(allow_inf_nan=False)]
+Bool = Annotated[bool, BeforeValidator(_bool_word)]
+
+
+def config_error(error: ValidationError, prefix: str = "") -> ConfigError:
+    """The first problem of a pydantic error as a :class:`ConfigError` naming the field."""
+    first = error.errors()[0]
+    path = ".".join(str(part) for part in first["loc"] if part != "__root__")
+    field = f"{prefix}.{path}" if prefix and path else (prefix or path or "config")
+    return ConfigError(field, first["msg"].removeprefix("Value error, "))
+
+
+class Section(BaseModel):
+    """A config section: unknown fields refused, every assignment validated."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_attribute_docstrings=True)
+    _name: str = PrivateAttr(default="")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            raise config_error(exc, self._name) from None
+
+
+class ActiveConfig(Section):
+    """The verbatim window of the newest interactions."""
+
+    capacity: Int = Field(10, ge=1, description="interactions kept verbatim; the oldest overflows")
+
+
+class TemporaryConfig(Section):
+    """Overflowed interactions, recalled by meaning, demoted to the cold tier when insignificant."""
+
+    initial_significance: Float = Field(0.5, gt=0, le=1, description="significance of an overflowed one")
+    significance_threshold: Float = Field(0.1, ge=0, lt=1, description="below this: the cold tier")
+    decay_coefficient: Float = Field(0.95, gt=0, le=1, description="per retrieval tick: s * c")
+
+    @model_validator(mode="after")
+    def _threshold_below_initial(self) -> TemporaryConfig:
+        if self.significance_threshold >= self.initial_significance:
+            raise ValueError("significance_threshold must be below initial_significance")
+        return self
+
+
+class SummaryConfig(Section):
+    """Scheduled summaries and their clean-up."""
+
+    interval_seconds: Float = Field(300.0, gt=0, description="summary job period")
+    cleanup_interval_seconds: Float = Field(3600.0, gt=0, description="clean-up job period")
+    cleanup_ratio: Float = Field(0.01, ge=0, le=1, description="share of summaries archived (rounded down)")
+    decay_coefficient: Float = Field(0.98, gt=0, le=1, description="per retrieval tick")
+    initial_significance: Float = Field(0.5, gt=0, le=1, description="significance of a new summary")
+    model_timeout_seconds: Float = Field(30.0, gt=0, description="then the extractive summary is used")
+    model_factory: str = Field("", description="'package.module:callable' returning a chat model")
+    max_summary_chars: Int = Field(600, ge=50, description="longest summary kept")
+    concurrency: Int = Field(4, ge=1, description="users summarised at once")
+
+
+class RetrievalConfig(Section):
+    """How a query is answered across layers."""
+
+    mode: RetrievalMode = Field(RetrievalMode.HYBRID, description="hybrid, quota or weighted")
+    quotas: dict[str, Int] = Field(default_factory=lambda: {"temporary": 3, "summary": 2, "static": 2})
+    weights: dict[str, Float] = Field(
+        default_factory=lambda: {"static": 1.0, "summary": 0.9, "temporary": 0.8}
+    )
+    top_k: Int = Field(6, ge=1, description="weighted mode: memories returned")
+    min_similarity: Float = Field(-1.0, ge=-1, le=1, description="drop candidates below this cosine")
+    rrf_k: Int = Field(60, ge=1, description="reciprocal-rank-fusion constant")
+    keyword_weight: Float = Field(1.0, ge=0, description="weight of the keyword ranking")
+    keyword_max_df: Float = Field(0.25, gt=0, le=1, description="ignore query words in more memories")
+    keyword_tokenizer: str = Field("jieba", pattern="^(jieba|trigram)$", description="jieba or trigram")
+    candidate_multiplier: Int = Field(4, ge=1, description="candidates per ranking = depth * this")
+    catch_up_seconds: Float = Field(0.05, ge=0, description="index backlog a retrieval may work off")
+    deep_recall: Bool = Field(True, description="search the cold tier beside the hot one")
+    cold_weight: Float = Field(1.0, ge=0, le=1, description="score factor of a cold memory")
+    recency_weight: Float = Field(0.25, ge=0, description="bonus of newer candidates (hybrid)")
+    importance_weight: Float = Field(0.0, ge=0, description="bonus of important memories (hybrid)")
+    profile_budget: Int = Field(12, ge=0, description="profile facts put in every prompt")
+
+    @field_validator("quotas", "weights", mode="before")
+    @classmethod
+    def _over_the_defaults(cls, value: Any, info: ValidationInfo) -> Any:
+        """A partial table (``[retrieval.quotas] temporary = 5``) keeps the other layers' defaults."""
+        if isinstance(value, dict):
+            default = cls.model_fields[str(info.field_name)].get_default(call_default_factory=True)
+            return {**default, **value}
+        return value
+
+    @model_validator(mode="after")
+    def _known_layers(self) -> RetrievalConfig:
+        for name, table in (("quotas", self.quotas), ("weights", self.weights)):
+            unknown = sorted(set(table) - set(LAYER_NAMES))
+            if unknown:
+                raise ValueError(f"{name}: unknown layers {unknown}")
+            if any(value < 0 for value in table.values()):
+                raise ValueError(f"{name}: values must be >= 0")
+        return self
+
+
+class EmbeddingConfig(Section):
+    """Which embedding model."""
+
+    provider: str = Field("use-multilingual", min_length=1, description="use-multilingual or huggingface")
+    model_name: str = Field("use-multilingual-v3", min_length=1, description="model name or folder")
+    batch_size: Int = Field(64, ge=1, description="texts per embedding batch")
+    threads: Int = Field(1, ge=1, description="CPU threads of the USE encoder")
+    allow_download: Bool = Field(False, description="huggingface: allow hub downloads")
+    _owner: Any = PrivateAttr(default=None)
+
+    @property
+    def persist_dir(self) -> str:
+        """Deprecated: the top-level ``data_dir``."""
+        warnings.warn("embedding.persist_dir is deprecated; use data_dir", DeprecationWarning, stacklevel=2)
+        return str(self._owner.data_dir) if self._owner is not None else ""
+
+    @persist_dir.setter
+    def persist_dir(self, value: str) -> None:
+        warnings.warn("embedding.persist_dir is deprecated; use data_dir", DeprecationWarning, stacklevel=2)
+        if self._owner is not None:
+            self._owner.data_dir = value
+
+
+class StoreConfig(Section):
+    """The Chroma vector index: embedded (persistent) or a Chroma server (http)."""
+
+    mode: StoreMode = Field(StoreMode.PERSISTENT, description="persistent or http")
+    host: str = Field("127.0.0.1", min_length=1, description="http mode: server host")
+    port: Int = Field(8000, gt=0, lt=65536, description="http mode: server port")
+    ssl: Bool = Field(False, description="http mode: use https")
+    headers: dict[str, str] = Field(default_factory=dict, description="http mode: extra headers")
+    sqlite_synchronous: str = Field("NORMAL", pattern="(?i)^(normal|full|extra)$", description="SQLite sync")
+    hnsw_ef_search: Int = Field(200, ge=2, description="HNSW search breadth")
+    hnsw_ef_construction: Int = Field(200, ge=2, description="HNSW build breadth")
+    hnsw_max_neighbors: Int = Field(32, ge=2, description="HNSW links per node")
+    breaker_failure_threshold: Int = Field(1, ge=1, description="failures before degrading")
+    breaker_initial_backoff_seconds: Float = Field(1.0, gt=0, description="first wait before a probe")
+    breaker_max_backoff_seconds: Float = Field(60.0, gt=0, description="longest wait between probes")
