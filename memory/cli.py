@@ -10,10 +10,11 @@ from pathlib import Path
 
 from memory.config import MemoryConfig
 from memory.errors import MemoryEngineError
+from memory.importer import FORMAT
 
 
 def _config(args: argparse.Namespace) -> MemoryConfig:
-    config = MemoryConfig.from_toml(args.config) if args.config else MemoryConfig.from_env()
+    config = MemoryConfig.from_toml(args.config) if args.config else MemoryConfig()
     if args.data_dir:
         config.data_dir = str(Path(args.data_dir) / "memory_store")
         config.archive_dir = str(Path(args.data_dir) / "archive")
@@ -22,14 +23,26 @@ def _config(args: argparse.Namespace) -> MemoryConfig:
     return config.validate()
 
 
+def _positive(text: str) -> int:
+    """An argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _import(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from memory.importer import read_jsonl
+    from memory.importer import check_file, read_jsonl
     from memory.manager import MemoryManager
 
-    path = Path(args.file)
-    total = sum(1 for line in path.open(encoding="utf-8", errors="replace") if line.strip())
+    path = check_file(Path(args.file))
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        total = sum(1 for line in handle if line.strip())
     manager = MemoryManager(args.persona, _config(args))
     try:
         with Progress() as bar:
@@ -45,8 +58,8 @@ def _import(args: argparse.Namespace) -> int:
     for number, reason in report.skipped:
         print(f"skipped line {number}: {reason}", file=sys.stderr)
     print(
-        f"imported {report.imported} interactions in {report.seconds:.1f}s "
-        f"({report.rate:.0f}/s); skipped {len(report.skipped)}"
+        f"imported {report.imported} interactions in {report.seconds:.1f}s ({report.rate:.0f}/s); "
+        f"already there {report.already}; skipped {len(report.skipped)}"
     )
     return 0
 
@@ -93,10 +106,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="replay the sample dialogue and show what the engine recalls")
     demo.add_argument("--persona", default="karin")
     demo.set_defaults(run=_demo)
-    imp = sub.add_parser("import", help="bulk import interactions from a JSONL file")
-    imp.add_argument("file")
+    imp = sub.add_parser(
+        "import",
+        help="bulk import interactions from a JSONL file",
+        description="Bulk import interactions from a JSONL file, in order, with their own times.",
+        epilog=FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    imp.add_argument("file", help="the JSONL file (format below)")
     imp.add_argument("--persona", required=True)
-    imp.add_argument("--batch-size", type=int, default=500)
+    imp.add_argument("--batch-size", type=_positive, default=500, help="records per transaction (>= 1)")
     imp.add_argument(
         "--skip-invalid", action="store_true", help="skip bad lines (default: report them and import nothing)"
     )

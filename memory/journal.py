@@ -48,9 +48,13 @@ class Journal:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def append(self, conn: sqlite3.Connection, interactions: Sequence[Interaction]) -> None:
-        """Record interactions (ignored when the id is already there: retries are idempotent)."""
-        conn.executemany(
+    def append(self, conn: sqlite3.Connection, interactions: Sequence[Interaction]) -> int:
+        """Record interactions (ignored when the id is already there: retries are idempotent).
+
+        Returns:
+            How many were new.
+        """
+        cursor = conn.executemany(
             "INSERT OR IGNORE INTO interactions(id, scope, user_input, response, timestamp, note) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [
@@ -65,6 +69,7 @@ class Journal:
                 for i in interactions
             ],
         )
+        return max(cursor.rowcount, 0)
 
     def set_note(self, conn: sqlite3.Connection, interaction_id: str, note: str) -> None:
         """Attach the model's one-line summary to a recorded interaction."""

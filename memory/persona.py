@@ -40,9 +40,11 @@ def load_persona(personas_dir: Path, persona: str) -> Persona:
         known = (
             sorted(p.name for p in personas_dir.iterdir() if p.is_dir()) if (personas_dir.is_dir()) else []
         )
+        found = ", ".join(known) or "none"
         raise PersonaNotFoundError(
-            f"persona {persona!r} not found in {personas_dir} (found: {', '.join(known) or 'none'});"
-            " create the folder or set personas_dir"
+            f"persona {persona!r} not found in {personas_dir.resolve()} (found: {found});"
+            " create the folder, or point personas_dir at the folder holding it (config personas_dir,"
+            " environment PERSONA_MEMORY__PERSONAS_DIR, or --personas-dir)"
         )
     meta: dict[str, object] = {}
     toml_path = folder / "persona.toml"

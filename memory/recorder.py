@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -16,7 +17,7 @@ from memory.config import MemoryConfig
 from memory.db import Database
 from memory.entries import EntryTable
 from memory.errors import InputTypeError, InvalidInputError, MemoryEngineError
-from memory.importer import ImportFileError, ImportReport, describe_error, record_fields
+from memory.importer import ImportFileError, ImportReport, describe_error, record_fields, record_id
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
 from memory.layers.temporary import TemporaryLayer
@@ -70,13 +71,18 @@ class Recorder:
             user_id=check_user_id(user_id),
         )
 
-    def commit(self, interactions: Sequence[Interaction]) -> None:
-        """Journal and append to active (overflowing to temporary) in one transaction."""
+    def commit(self, interactions: Sequence[Interaction]) -> int:
+        """Journal and append to active (overflowing to temporary) in one transaction.
+
+        Returns:
+            How many interactions were new (an id already recorded is left as it is).
+        """
         entries = [self._entry_of(i) for i in interactions]
         with self.db.transaction() as conn:
-            self.journal.append(conn, interactions)
+            new = self.journal.append(conn, interactions)
             self.active.append(conn, entries)
         self.sync.notify()
+        return new
 
     def _entry_of(self, interaction: Interaction) -> MemoryEntry:
         return MemoryEntry(
@@ -99,6 +105,15 @@ class Recorder:
             if importance is not None:
                 EntryTable.set_importance(conn, interaction_id, importance)
         self.sync.notify()
+
+    def _imported(self, record: Record) -> Interaction:
+        """A validated record; with a timestamp its id derives from it (re-imports add nothing)."""
+        user_input, response, user_id, timestamp = record_fields(record)
+        interaction = self.build(user_input, response, user_id, timestamp)
+        if timestamp is None:
+            return interaction
+        i = interaction
+        return replace(i, id=record_id(i.user_id, i.timestamp, i.user_input, i.response))
 
     def remember(self, text: object, *, user_id: object, key: object, pinned: object) -> str:
         """Store an explicit fact: a profile fact when it has a key, else a memory (pinned: never
@@ -135,6 +150,10 @@ class Recorder:
         progress: Callable[[int], object] | None,
     ) -> ImportReport:
         """Validate every record, then commit and index in batches (see ``import_interactions``)."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+            raise InputTypeError("batch_size", "an int", batch_size)
+        if batch_size < 1:
+            raise InvalidInputError("batch_size", f"must be >= 1, got {batch_size}")
         started = time.perf_counter()
         report = ImportReport()
         valid: list[Interaction] = []
@@ -142,7 +161,7 @@ class Recorder:
             try:
                 if isinstance(record, str):
                     raise InvalidInputError("line", record)
-                valid.append(self.build(*record_fields(record)))
+                valid.append(self._imported(record))
             except (MemoryEngineError, TypeError, ValueError) as exc:
                 report.skipped.append((number, describe_error(exc)))
         if report.skipped and not skip_invalid:
@@ -154,9 +173,10 @@ class Recorder:
             )
         for start in range(0, len(valid), batch_size):
             batch = valid[start : start + batch_size]
-            self.commit(batch)
+            new = self.commit(batch)
             self.sync.flush()
-            report.imported += len(batch)
+            report.imported += new
+            report.already += len(batch) - new
             if progress is not None:
                 progress(len(batch))
         report.seconds = time.perf_counter() - started

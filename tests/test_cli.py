@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import Layer, MemoryConfig, MemoryManager
+from memory import InputTypeError, InvalidInputError, Layer, MemoryConfig, MemoryManager
 from memory.cli import main
 from memory.demo import load_sample
 
@@ -125,3 +125,79 @@ def test_reindex_rebuilds_the_vector_index_from_sqlite(tmp_path, capsys) -> None
         assert "/opt/redis/" in manager.retrieve("redis 集群的配置在哪里")[1]
     finally:
         manager.close()
+
+
+def _records(n: int) -> list[str]:
+    return [
+        json.dumps(
+            {
+                "user_input": f"第{i}天：今天练了吉他 🎸",
+                "response": "好厉害～",
+                "timestamp": f"2026-03-{i + 1:02d}T20:00:00+08:00",
+                "user_id": "u42",
+            },
+            ensure_ascii=False,
+        )
+        for i in range(n)
+    ]
+
+
+def test_importing_the_same_file_twice_adds_nothing(tmp_path, capsys) -> None:
+    path = _jsonl(tmp_path / "in.jsonl", _records(14))
+    assert main(_args(tmp_path, "import", str(path), "--persona", "karin")) == 0
+    assert "imported 14 interactions" in capsys.readouterr().out
+    main(_args(tmp_path, "state", "--persona", "karin"))
+    before = json.loads(capsys.readouterr().out)
+    assert main(_args(tmp_path, "import", str(path), "--persona", "karin")) == 0
+    assert "imported 0 interactions" in capsys.readouterr().out
+    main(_args(tmp_path, "state", "--persona", "karin"))
+    after = json.loads(capsys.readouterr().out)
+    assert after["interactions_recorded"] == before["interactions_recorded"] == 14
+    assert after["users"]["u42"] == before["users"]["u42"]
+    config = MemoryConfig(personas_dir=str(REPO / "personas"), data_dir=str(tmp_path / "d" / "memory_store"))
+    config.archive_dir = str(tmp_path / "d" / "archive")
+    with MemoryManager("karin", config) as manager:
+        window = manager.inspector.entries(Layer.ACTIVE, "u42")
+    assert [e.created_at for e in window] == sorted(e.created_at for e in window) and len(window) == 10
+
+
+@pytest.mark.parametrize("target", ["missing.jsonl", "a-folder"])
+def test_import_of_a_missing_file_or_a_folder_is_a_clear_error(tmp_path, capsys, target) -> None:
+    (tmp_path / "a-folder").mkdir()
+    code = main(_args(tmp_path, "import", str(tmp_path / target), "--persona", "karin"))
+    err = capsys.readouterr().err
+    assert code == 2 and target in err and "Traceback" not in err
+    assert ("does not exist" in err) if target.endswith(".jsonl") else ("is a directory" in err)
+
+
+@pytest.mark.parametrize("size", ["0", "-5", "ten"])
+def test_import_refuses_a_batch_size_below_one(tmp_path, capsys, size) -> None:
+    path = _jsonl(tmp_path / "in.jsonl", _records(3))
+    with pytest.raises(SystemExit) as exit_info:
+        main(_args(tmp_path, "import", str(path), "--persona", "karin", "--batch-size", size))
+    assert exit_info.value.code == 2 and "--batch-size" in capsys.readouterr().err
+
+
+def test_import_interactions_checks_batch_size_before_writing(make_manager) -> None:
+    manager = make_manager()
+    with pytest.raises(InvalidInputError, match="batch_size"):
+        manager.import_interactions([{"user_input": "你好", "response": "嗯"}], batch_size=0)
+    with pytest.raises(InputTypeError, match="batch_size"):
+        manager.import_interactions([{"user_input": "你好", "response": "嗯"}], batch_size="5")  # type: ignore[arg-type]
+    assert manager.debug_state()["interactions_recorded"] == 0
+
+
+def test_import_help_documents_the_jsonl_keys(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["import", "--help"])
+    out = capsys.readouterr().out
+    assert all(key in out for key in ("user_input", "response", "timestamp", "user_id", "我对花生过敏"))
+
+
+def test_an_unknown_persona_names_the_absolute_folder_searched(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = main(
+        ["--personas-dir", "personas", "--data-dir", str(tmp_path / "d"), "state", "--persona", "karin"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and str(tmp_path / "personas") in err and "Traceback" not in err
