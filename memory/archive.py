@@ -106,7 +106,3 @@ class MemoryArchive:
                         exc,
                     )
         return memories
-
-    def count(self) -> int:
-        """The number of readable records."""
-        return len(self.read())

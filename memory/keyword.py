@@ -21,7 +21,6 @@ from memory.model import Layer
 
 JIEBA = "jieba"
 TRIGRAM = "trigram"
-TOKENIZERS = (JIEBA, TRIGRAM)
 FTS_TABLE = "entries_fts"
 VOCAB_TABLE = "entries_fts_vocab"
 INDEX_VERSION = 2

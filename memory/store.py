@@ -67,7 +67,6 @@ class ChromaBackend:
             initial_backoff=config.breaker_initial_backoff_seconds,
             max_backoff=config.breaker_max_backoff_seconds,
         )
-        self.rebuilt_from_corruption: Path | None = None
         self._client = self._open()
 
     @property
@@ -108,7 +107,6 @@ class ChromaBackend:
             client = chromadb.PersistentClient(path=str(self.path), settings=settings)
         except Exception as exc:
             raise StoreError(f"cannot open or rebuild the Chroma folder {self.path}: {exc}") from (exc)
-        self.rebuilt_from_corruption = aside
         return client
 
     def guard(self, operation: Callable[[], _T]) -> _T:
