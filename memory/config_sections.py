@@ -99,6 +99,7 @@ class TemporaryConfig(Section):
     initial_significance: Float = Field(0.5, gt=0, le=1, description="significance of an overflowed one")
     significance_threshold: Float = Field(0.1, ge=0, lt=1, description="below this: the cold tier")
     decay_coefficient: Float = Field(0.95, gt=0, le=1, description="per retrieval tick: s * c")
+    importance: Bool = Field(True, description="start from the importance estimate, not a flat value")
 
     @model_validator(mode="after")
     def _threshold_below_initial(self) -> TemporaryConfig:

@@ -17,6 +17,7 @@ from memory.config import MemoryConfig
 from memory.db import Database
 from memory.entries import EntryTable
 from memory.errors import InputTypeError, InvalidInputError, MemoryEngineError
+from memory.importance import importance
 from memory.importer import ImportFileError, ImportReport, describe_error, record_fields, record_id
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
@@ -92,6 +93,7 @@ class Recorder:
             created_at=interaction.timestamp,
             user_id=interaction.user_id,
             note=interaction.note,
+            importance=importance(interaction.user_input) if self.config.temporary.importance else None,
         )
 
     def attach_gate(self, interaction_id: str, gate: Gate) -> None:

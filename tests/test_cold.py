@@ -17,6 +17,7 @@ def _forgetful(config: MemoryConfig) -> MemoryConfig:
     """Forget after three untouched ticks (0.5 -> 0.25 -> 0.125 -> 0.0625 < 0.1)."""
     config.active.capacity = 1
     config.temporary.decay_coefficient = 0.5
+    config.temporary.importance = False  # every one starts at 0.5: the arithmetic below is exact
     config.retrieval.quotas = {"temporary": 4, "summary": 0, "static": 0}  # the 4 small things
     return config
 

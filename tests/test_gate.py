@@ -5,6 +5,7 @@ from __future__ import annotations
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from memory import Layer
+from memory.importance import importance
 
 
 async def test_the_gate_writes_the_note_and_the_importance(make_manager) -> None:
@@ -29,7 +30,7 @@ async def test_a_plain_text_answer_is_still_a_note(make_manager, fake_model) -> 
     interaction_id = await manager.record_interaction("你喜欢什么歌", "我最喜欢民谣啦")
     entry = manager.inspector.entry(interaction_id)
     assert entry is not None and entry.note == "用户喜欢民谣，karin答应下次唱给他听。"
-    assert entry.importance is None
+    assert entry.importance == importance("你喜欢什么歌")  # the rule-based estimate stands
 
 
 async def test_out_of_range_importance_is_clipped_and_junk_ignored(make_manager) -> None:
@@ -39,5 +40,5 @@ async def test_out_of_range_importance_is_clipped_and_junk_ignored(make_manager)
     second = await manager.record_interaction("嗯嗯", "好哒")
     assert manager.inspector.entry(first).importance == 1.0  # type: ignore[union-attr]
     later = manager.inspector.entry(second)
-    assert later is not None and later.importance is None and later.note is None
+    assert later is not None and later.importance == importance("嗯嗯") and later.note is None
     assert [e.id for e in manager.inspector.entries(Layer.ACTIVE)] == [first, second]

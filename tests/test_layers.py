@@ -20,8 +20,9 @@ def test_active_keeps_the_newest_interactions_in_order(make_manager) -> None:
     assert [e.content.splitlines()[0] for e in window] == [f"用户：第{i}句话" for i in range(3, 13)]
 
 
-def test_oldest_interaction_overflows_to_temporary(make_manager) -> None:
-    manager = make_manager()
+def test_oldest_interaction_overflows_to_temporary(make_manager, config) -> None:
+    config.temporary.importance = False
+    manager = make_manager(config)
     ids = fill(manager, [f"message {i}" for i in range(12)])
     temporary_ids = [e.id for e in manager.inspector.entries(Layer.TEMPORARY)]
     assert temporary_ids == ids[:2]
@@ -36,6 +37,7 @@ def test_overflowed_entry_is_searchable(make_manager) -> None:
 
 
 def _decaying_config(config: MemoryConfig) -> MemoryConfig:
+    config.temporary.importance = False  # a flat 0.5 start: the arithmetic below is exact
     config.temporary.decay_coefficient = 0.5  # 0.5 -> 0.25 -> 0.125 -> 0.0625: forgotten at tick 3
     config.retrieval.quotas = {"temporary": 1, "summary": 0, "static": 0}
     config.active.capacity = 1

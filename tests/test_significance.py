@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 
+from conftest import fill
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory import MemoryConfig
+from memory import Layer, MemoryConfig
+from memory.importance import importance
 from memory.significance import (
     boost_significance,
     decay_significance,
@@ -89,3 +91,27 @@ def test_lazy_schedule_matches_eager_simulation(recalls: list[bool], coefficient
             eager = decay_significance(eager, coefficient)
         lazy = significance_at(stored, changed_at, tick, coefficient)
         assert math.isclose(lazy, eager, rel_tol=1e-9)
+
+
+@given(st.text(max_size=300))
+def test_importance_is_in_range_for_any_text(text: str) -> None:
+    assert 0.0 <= importance(text) <= 1.0
+
+
+def test_a_stated_fact_outweighs_small_talk_in_both_languages() -> None:
+    facts = [
+        "我对花生过敏",
+        "我家的猫叫年糕",
+        "I'm allergic to shellfish",
+        "My daughter Lily starts school on Sept 1",
+    ]
+    chatter = ["哈哈哈", "今天天气不错", "lol that's funny", "Good morning"]
+    assert min(importance(t) for t in facts) > max(importance(t) for t in chatter)
+
+
+def test_an_important_memory_starts_more_significant(make_manager) -> None:
+    manager = make_manager()
+    ids = fill(manager, ["我对花生过敏，吃了会起疹子", "哈哈哈", *[f"第{i}句" for i in range(10)]])
+    allergy, laugh = (manager.inspector.entry(i) for i in ids[:2])
+    assert allergy is not None and laugh is not None and allergy.layer == laugh.layer == Layer.TEMPORARY
+    assert allergy.significance > 0.5 > laugh.significance > 0.1

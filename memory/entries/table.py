@@ -81,7 +81,8 @@ class EntryTable(DerivedStates):
         """Insert entries as they are (idempotent by id); returns how many were new."""
         cursor = conn.executemany(
             "INSERT OR IGNORE INTO entries(id, layer, scope, content, note, created_at, significance, "
-            "changed_at, indexed, tags, source, pinned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "changed_at, indexed, tags, source, pinned, importance) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     e.id,
@@ -96,6 +97,7 @@ class EntryTable(DerivedStates):
                     json.dumps(list(e.tags), ensure_ascii=False),
                     e.source,
                     int(e.pinned),
+                    e.importance,
                 )
                 for e in entries
             ],
@@ -215,6 +217,17 @@ class EntryTable(DerivedStates):
         )
 
     @staticmethod
+    def importances(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, float]:
+        """The stored importance of entries that have one."""
+        if not ids:
+            return {}
+        rows = conn.execute(
+            f"SELECT id, importance FROM entries WHERE id IN ({marks(ids)}) AND importance IS NOT NULL",
+            tuple(ids),
+        ).fetchall()
+        return {str(i): float(v) for i, v in rows}
+
+    @staticmethod
     def set_importance(conn: sqlite3.Connection, entry_id: str, importance: float) -> None:
         """Record how important the summary model judged an entry (0 to 1)."""
         conn.execute("UPDATE entries SET importance = ? WHERE id = ?", (importance, entry_id))
@@ -223,4 +236,3 @@ class EntryTable(DerivedStates):
     def delete(conn: sqlite3.Connection, layer: Layer, ids: Sequence[str]) -> None:
         """Delete entries of a layer (static memories removed from their files)."""
         conn.executemany("DELETE FROM entries WHERE id = ? AND layer = ?", [(i, layer.value) for i in ids])
-
