@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
     for column in ("tokenizer", "questions", "found by keywords alone (top 3)", "found by hybrid",
                    "keyword query ms"):
         table.add_column(column)
-    for tokenizer in keyword.TOKENIZERS:
+    for tokenizer in (keyword.JIEBA, keyword.TRIGRAM):
         row = measure(tokenizer, personas_dir)
         table.add_row(tokenizer, str(int(row["questions"])), str(int(row["keyword_only_top3"])),
                       str(int(row["hybrid"])), f"{row['keyword_query_ms']:.2f}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from memory.model import Layer, MemoryEntry, ProfileFact, RetrievedMemory
@@ -53,12 +53,25 @@ def format_active_memories(entries: Sequence[MemoryEntry], now: datetime, locale
     return "\n".join(f"[{relative_time(e.created_at, now, locale)}] {e.content}" for e in entries)
 
 
-def format_retrieved_memories(memories: Sequence[RetrievedMemory], now: datetime, locale: str = "zh") -> str:
-    """Retrieved memories grouped by layer (static, summary, temporary), each with its time."""
+def format_retrieved_memories(
+    memories: Sequence[RetrievedMemory], now: datetime, locale: str = "zh", *, shown: Iterable[str] = ()
+) -> str:
+    """Retrieved memories grouped by layer (static, summary, temporary), each with its time.
+
+    No line is written twice: a line of a memory that the prompt already holds (``shown``, e.g.
+    the active window's lines, or an earlier memory's) is left out, and a memory left with no
+    line is skipped.
+    """
     titles = LAYER_TITLES.get(locale, LAYER_TITLES["zh"])
+    seen = {line.strip() for text in shown for line in text.splitlines()}
     blocks: list[str] = []
     for layer in _LAYER_ORDER:
-        lines = [_line(m, now, locale) for m in memories if m.entry.layer == layer]
+        lines = []
+        for memory in (m for m in memories if m.entry.layer == layer):
+            fresh = [line for line in memory.entry.display_text.splitlines() if line.strip() not in seen]
+            seen.update(line.strip() for line in fresh)
+            if any(line.strip() for line in fresh):
+                lines.append(_line(memory, "\n".join(fresh).strip(), now, locale))
         if lines:
             blocks.append("\n".join([titles[layer], *lines]))
     return "\n\n".join(blocks)
@@ -81,8 +94,8 @@ def join_blocks(*blocks: str) -> str:
     return "\n\n".join(block for block in blocks if block)
 
 
-def _line(memory: RetrievedMemory, now: datetime, locale: str) -> str:
+def _line(memory: RetrievedMemory, text: str, now: datetime, locale: str) -> str:
     if memory.entry.layer == Layer.STATIC:
-        return f"- {memory.entry.display_text}"
+        return f"- {text}"
     when = relative_time(memory.entry.created_at, now, locale)
-    return f"- [{when}] {memory.entry.display_text}"
+    return f"- [{when}] {text}"

@@ -63,7 +63,8 @@ class SummaryJobs:
                 buffered, interactions = await asyncio.to_thread(self._gather, scope)
                 if not buffered:
                     return 0
-                text, method = await self.summarizer.summarize(interactions)
+                already = await asyncio.to_thread(self._summarised_lines, scope)
+                text, method = await self.summarizer.summarize(interactions, fresh=buffered, already=already)
                 # a model that just failed to summarise is not asked again for facts
                 facts = await self.summarizer.extract_profile(buffered) if method == "model" else []
                 return await asyncio.to_thread(self._store, scope, buffered, text, method, facts)
@@ -80,6 +81,10 @@ class SummaryJobs:
         window_ids = [e.id for e in self.active.entries(user_of(scope))]
         return buffered, self.journal.by_ids(sorted({*window_ids, *(i.id for i in buffered)}))
 
+    def _summarised_lines(self, scope: str) -> list[str]:
+        """Every line the user's summaries (hot or cold) already hold."""
+        return [line for entry in self.summary.all_entries(scope) for line in entry.content.splitlines()]
+
     def _store(
         self, scope: str, buffered: list[Interaction], text: str, method: str, facts: list[tuple[str, str]]
     ) -> int:
@@ -93,7 +98,8 @@ class SummaryJobs:
             source=method,
         )
         with self.db.transaction() as conn:
-            written = int(self.summary.add(conn, entry))
+            # nothing new worth a line (all said before): the buffer is done, no empty summary
+            written = int(self.summary.add(conn, entry)) if text.strip() else 0
             self.journal.clear_buffer(conn, [i.id for i in buffered])
             for key, value in facts:
                 if is_key(key):

@@ -146,7 +146,8 @@ class MemoryRetriever:
             memories=memories,
             active_text=format_active_memories(active, now, self.locale),
             rag_text=join_blocks(
-                format_profile(facts, self.locale), format_retrieved_memories(memories, now, self.locale)
+                format_profile(facts, self.locale),
+                format_retrieved_memories(memories, now, self.locale, shown=[e.content for e in active]),
             ),
             profile=facts,
             degraded=degraded,

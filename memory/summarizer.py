@@ -12,7 +12,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,20 +20,13 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import Runnable
 
 from memory.errors import ConfigError
+from memory.extractive import extract
 from memory.model import Interaction
 from memory.prompts import condense_prompt, profile_prompt, summary_prompt
 
 logger = logging.getLogger(__name__)
 
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;.\n])")
 LABELS = {"zh": ("用户", "对话摘要"), "en": ("User", "Conversation summary")}
-
-
-def first_sentence(text: str, limit: int) -> str:
-    """The first sentence of ``text``, cut to ``limit`` characters."""
-    clean = " ".join(text.split())
-    head = next((p.strip() for p in _SENTENCE_END.split(clean) if p.strip()), clean)
-    return head if len(head) <= limit else head[: max(1, limit - 1)] + "…"
 
 
 def render_interaction(interaction: Interaction, persona: str, locale: str) -> str:
@@ -164,15 +157,28 @@ class Summarizer:
         answer = await self._ask(chain, {"persona": self.persona, "interaction": text}, limit=None)
         return None if answer is None else parse_gate(answer, self.max_chars)
 
-    async def summarize(self, interactions: Sequence[Interaction]) -> tuple[str, str]:
-        """A summary of the interactions and how it was made (``"model"`` or ``"extractive"``)."""
+    async def summarize(
+        self,
+        interactions: Sequence[Interaction],
+        *,
+        fresh: Sequence[Interaction] | None = None,
+        already: Iterable[str] = (),
+    ) -> tuple[str, str]:
+        """A summary and how it was made (``"model"`` or ``"extractive"``).
+
+        Args:
+            interactions: what the model reads (the active window and the new interactions).
+            fresh: what is new since the last summary; the extractive fallback keeps only these
+                (the window is context, already summarised). ``None``: all of ``interactions``.
+            already: lines of the user's earlier summaries, never written again.
+        """
         if self.model is not None:
             conversation = "\n".join(render_interaction(i, self.persona, self.locale) for i in interactions)
             chain = summary_prompt(self.locale) | self.model | StrOutputParser()
             answer = await self._ask(chain, {"persona": self.persona, "conversation": conversation})
             if answer is not None:
                 return answer, "model"
-        return self.extractive(interactions), "extractive"
+        return self.extractive(interactions if fresh is None else fresh, already=already), "extractive"
 
     async def extract_profile(self, interactions: Sequence[Interaction]) -> list[tuple[str, str]]:
         """``(key, value)`` facts about the user the model finds in the interactions.
@@ -206,18 +212,14 @@ class Summarizer:
             return None
         return cleaned[: self.max_chars if limit == -1 else limit]
 
-    def extractive(self, interactions: Sequence[Interaction]) -> str:
-        """A deterministic summary: the first sentence of each side of each interaction."""
-        user_label, title = LABELS.get(self.locale, LABELS["zh"])
-        separator = "：" if self.locale == "zh" else ": "
-        header = (
-            f"{title}（{len(interactions)}）" if self.locale == "zh" else (f"{title} ({len(interactions)})")
+    def extractive(self, interactions: Sequence[Interaction], *, already: Iterable[str] = ()) -> str:
+        """A deterministic summary: the most important sentences, in time order (see
+        :func:`memory.extractive.extract`)."""
+        return extract(
+            interactions,
+            persona=self.persona,
+            labels=LABELS.get(self.locale, LABELS["zh"]),
+            separator="：" if self.locale == "zh" else ": ",
+            max_chars=self.max_chars,
+            already=already,
         )
-        budget = max(12, (self.max_chars - len(header)) // max(1, len(interactions)) // 2 - 4)
-        lines = [header]
-        for item in interactions:
-            lines.append(
-                f"{user_label}{separator}{first_sentence(item.user_input, budget)} / "
-                f"{self.persona}{separator}{first_sentence(item.response, budget)}"
-            )
-        return "\n".join(lines)[: self.max_chars]

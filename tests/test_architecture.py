@@ -37,7 +37,7 @@ RANKS: list[set[str]] = [
     {"model", "errors", "samples"},
     {"significance", "formatter", "validation", "breaker", "archive", "prompts", "persona", "importance"},
     {"config_sections"},
-    {"config", "db", "keyword", "importer"},
+    {"config", "db", "keyword", "importer", "extractive"},
     {"profile"},
     {"embeddings", "store", "journal", "entries.schema", "summarizer", "ranking"},
     {"entries.states"},

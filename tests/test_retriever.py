@@ -159,3 +159,12 @@ def test_slots_a_layer_cannot_fill_go_to_the_other_layers(make_manager, config) 
     result = manager.retrieve_memories("民谣吉他")
     layers = [m.entry.layer for m in result.memories]
     assert layers.count(Layer.TEMPORARY) == 5 and layers.count(Layer.STATIC) == 2
+
+
+async def test_retrieved_text_never_repeats_a_line_the_prompt_already_holds(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["我家的猫叫年糕。", "我在杭州上班。"])
+    await manager.run_summary_now()  # its lines repeat what the active window still shows
+    active, rag = manager.retrieve("我家的猫叫什么？")
+    assert active.count("我家的猫叫年糕") == 1 and "我家的猫叫年糕" not in rag
+    assert "【相关的总结记忆】" not in rag  # nothing new left in the summary: not shown at all

@@ -28,7 +28,7 @@ async def test_summary_without_model_is_extractive_and_deterministic(make_manage
     await manager.run_summary_now()
     text = manager.inspector.entries(Layer.SUMMARY)[0].content
     assert "我叫林远，是后端工程师。" in text and "I deployed a redis cluster today." in text
-    assert "平时写Go" not in text  # first sentence only
+    assert "记住啦" not in text  # the persona's chatter is left out
     window = [manager.inspector.interaction(e.id) for e in manager.inspector.entries(Layer.ACTIVE)]
     assert text == Summarizer(None, persona="karin", locale="zh").extractive(window)  # type: ignore[arg-type]
 
@@ -160,3 +160,32 @@ def test_bad_model_factory_is_a_config_error(config) -> None:
     config.summary.model_factory = "no_such_module:make"
     with pytest.raises(ConfigError, match="summary.model_factory"):
         MemoryManager("karin", config)
+
+
+async def test_extractive_summary_keeps_the_important_sentences_within_budget(make_manager, config) -> None:
+    config.summary.max_summary_chars = 50
+    manager = make_manager(config)
+    fill(manager, ["哈哈哈今天好开心。随便聊聊。我对花生过敏，吃了会起疹子。外面下雨了。"])
+    await manager.run_summary_now()
+    text = manager.inspector.entries(Layer.SUMMARY)[0].content
+    assert "我对花生过敏" in text and len(text) <= 50
+
+
+async def test_consecutive_summaries_never_repeat_a_line(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["我家的猫叫年糕。", "我在杭州上班。"])
+    await manager.run_summary_now()
+    fill(manager, ["我下周三要去北京出差。"])  # the window still holds the first two
+    await manager.run_summary_now()
+    first, second = (e.content.splitlines() for e in manager.inspector.entries(Layer.SUMMARY))
+    assert first and second and not set(first) & set(second)
+    assert any("北京出差" in line for line in second)
+
+
+async def test_nothing_new_worth_a_line_writes_no_empty_summary(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["我家的猫叫年糕。"])
+    await manager.run_summary_now()
+    fill(manager, ["我家的猫叫年糕。"])  # said again, word for word
+    assert await manager.run_summary_now() == 0
+    assert len(manager.inspector.entries(Layer.SUMMARY)) == 1 and manager.debug_state()["buffer_count"] == 0

@@ -60,6 +60,12 @@ class SummaryLayer(DecayingLayer):
         self.archive(conn, [(entry_id, value) for value, entry_id in values[:quota]], CLEANED, self.now())
         return quota
 
+    def all_entries(self, scope: str) -> list[MemoryEntry]:
+        """A scope's summaries, hot and cold (cleaned up), oldest first."""
+        hot = self.table.live(self.layer, scope)
+        cold = [e for e in self.table.live(Layer.ARCHIVED, scope) if e.origin == self.layer]
+        return sorted([*hot, *cold], key=lambda e: e.created_at)
+
     def scopes(self) -> list[str]:
         """Scopes that hold summaries."""
         return self.table.scopes(self.layer)
