@@ -65,7 +65,8 @@ def bench_record(work: Path) -> dict[str, dict[str, float]]:
     return {"not_overflowing": calm, "overflowing": full}
 
 
-def _retrieve_latency(manager: MemoryManager, repeats: int) -> dict[str, float]:
+def retrieve_latency(manager: MemoryManager, repeats: int) -> dict[str, float]:
+    """Retrieval p50/p95 over ``repeats`` passes of the benchmark queries for the bench user."""
     for query in QUERIES[:3]:
         manager.retrieve(query, user_id=USER)  # warm-up
     durations: list[float] = []
@@ -107,7 +108,7 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         imported = _import(manager, size)
         state = manager.debug_state()
         err.log(f"size {size:,}: {imported['rate']:,.0f}/s; timing retrieval")
-        engine = _retrieve_latency(manager, repeats)
+        engine = retrieve_latency(manager, repeats)
         parts = manager._engine  # the bench reads the engine's own collections to copy them
         stores = [rag.stores.for_scope(USER) for rag in parts.rag_layers.values()]
         collections = [store.backend.collection(store.name) for store in stores]

@@ -23,26 +23,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bench import QUERIES, latency_ms, synthetic_records
-from bench.perf import USER, make_config
+from bench import QUERIES, synthetic_records
+from bench.perf import USER, make_config, retrieve_latency
 from memory.config import MemoryConfig
 from memory.manager import MemoryManager
 
 TARGET = 1.3
 DEFAULT_DECAY = MemoryConfig().temporary.decay_coefficient
 err = Console(stderr=True)
-
-
-def _latency(manager: MemoryManager, repeats: int) -> dict[str, float]:
-    for query in QUERIES[:3]:
-        manager.retrieve(query, user_id=USER)
-    durations: list[float] = []
-    for _ in range(repeats):
-        for query in QUERIES:
-            started = time.perf_counter()
-            manager.retrieve(query, user_id=USER)
-            durations.append(time.perf_counter() - started)
-    return latency_ms(durations)
 
 
 def _engine(folder: Path, size: int, *, forgetting: bool) -> MemoryManager:
@@ -65,16 +53,16 @@ def run(size: int, repeats: int) -> dict[str, Any]:
     try:
         hot = _engine(work / "hot", size, forgetting=False)
         try:
-            results["hot only"] = {**_latency(hot, repeats), **_tiers(hot)}
+            results["hot only"] = {**retrieve_latency(hot, repeats), **_tiers(hot)}
         finally:
             hot.close()
         cold = _engine(work / "cold", size, forgetting=True)
         try:
-            results["cold tier"] = {**_latency(cold, repeats), **_tiers(cold)}
+            results["cold tier"] = {**retrieve_latency(cold, repeats), **_tiers(cold)}
             cold.config.retrieval.deep_recall = False
             cold.close()
             cold = MemoryManager("karin", cold.config)
-            results["cold tier, deep recall off"] = {**_latency(cold, repeats), **_tiers(cold)}
+            results["cold tier, deep recall off"] = {**retrieve_latency(cold, repeats), **_tiers(cold)}
         finally:
             cold.close()
     finally:
