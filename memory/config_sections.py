@@ -141,7 +141,7 @@ class RetrievalConfig(Section):
     deep_recall: Bool = Field(True, description="search the cold tier beside the hot one")
     cold_weight: Float = Field(1.0, ge=0, le=1, description="score factor of a cold memory")
     recency_weight: Float = Field(0.25, ge=0, description="bonus of newer candidates (hybrid)")
-    importance_weight: Float = Field(0.0, ge=0, description="bonus of important memories (hybrid)")
+    importance_weight: Float = Field(0.25, ge=0, description="bonus of important memories (hybrid)")
     profile_budget: Int = Field(12, ge=0, description="profile facts put in every prompt")
 
     @field_validator("quotas", "weights", mode="before")
