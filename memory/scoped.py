@@ -19,6 +19,10 @@ from memory.store import ChromaBackend, VectorStore
 DIGEST_CHARS = 24
 
 
+def _is_digest(text: str) -> bool:
+    return len(text) == DIGEST_CHARS and all(c in "0123456789abcdef" for c in text)
+
+
 class ScopedStores:
     """The collections of one persona layer, one per user scope, created lazily."""
 
@@ -54,7 +58,7 @@ class ScopedStores:
         return {
             name
             for name in self.backend.collection_names()
-            if name == self.base_name or (name.startswith(prefix) and len(name) == len(prefix) + DIGEST_CHARS)
+            if name == self.base_name or (name.startswith(prefix) and _is_digest(name[len(prefix) :]))
         }
 
     def cached_names(self) -> set[str]:

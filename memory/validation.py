@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 
 from memory.errors import InputTooLargeError, InputTypeError, InvalidInputError
@@ -35,14 +36,15 @@ def clean_text(argument: str, value: object, max_chars: int) -> str:
 
 
 def check_user_id(value: object) -> str | None:
-    """``None`` or a non-empty str without control characters."""
+    """``None`` or a non-empty str without control characters, stripped and NFC-normalised
+    (the composed and decomposed spellings of one name are one user)."""
     if value is None:
         return None
     if not isinstance(value, str):
         raise InputTypeError("user_id", "a str or None", value)
     if not value.strip() or _CONTROL.search(value) or _SURROGATE.search(value):
         raise InvalidInputError("user_id", "must be a non-empty printable string or None")
-    return value
+    return unicodedata.normalize("NFC", value.strip())
 
 
 _KEY = re.compile(r"^[\w.-]{1,64}$")
@@ -87,9 +89,11 @@ def check_persona(value: object) -> str:
     """A persona name usable as a folder and collection name."""
     if not isinstance(value, str):
         raise InputTypeError("persona", "a str", value)
-    if not _PERSONA.match(value):
+    if not _PERSONA.match(value) or "__" in value:
         raise InvalidInputError(
-            "persona", f"{value!r} must be 1-63 letters, digits, '-' or '_' (starting alphanumeric)"
+            "persona",
+            f"{value!r} must be 1-63 letters, digits, '-' or '_' (starting alphanumeric, no '__': "
+            "it separates the parts of collection names)",
         )
     return value
 

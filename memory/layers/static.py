@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +32,8 @@ from memory.store import VectorStore
 logger = logging.getLogger(__name__)
 
 TEXT_SUFFIXES = {".txt", ".md"}
+MAX_FILE_BYTES = 1_000_000
+"""The largest static memory file read (a persona's preset memories are a few kilobytes)."""
 _PARAGRAPH = re.compile(r"\n\s*\n")
 
 
@@ -48,11 +51,38 @@ class StaticMemory:
         return "static-" + hashlib.sha256(self.content.encode("utf-8")).hexdigest()[:32]
 
 
+def _read_text(path: Path, folder: Path) -> str:
+    """The text of a memory file that is a regular file inside the persona's folder.
+
+    Raises:
+        StaticMemoryError: a link out of the folder or in a loop, not a regular file (a folder,
+            a FIFO, a device), over :data:`MAX_FILE_BYTES`, or not UTF-8.
+    """
+    try:
+        real = path.resolve(strict=True)
+        info = real.stat()
+    except (OSError, RuntimeError) as exc:
+        raise StaticMemoryError(f"{path}: cannot be read ({exc})") from exc
+    if not real.is_relative_to(folder.resolve()):
+        raise StaticMemoryError(f"{path}: links outside the persona folder (to {real}); copy the file in")
+    if not stat.S_ISREG(info.st_mode):
+        raise StaticMemoryError(f"{path}: not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise StaticMemoryError(f"{path}: {info.st_size} bytes; a memory file holds at most {MAX_FILE_BYTES}")
+    try:
+        return real.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise StaticMemoryError(f"{path}: not UTF-8 text ({exc})") from exc
+    except OSError as exc:
+        raise StaticMemoryError(f"{path}: cannot be read ({exc})") from exc
+
+
 def read_static_memories(folder: Path) -> list[StaticMemory]:
     """Parse every memory file of a folder (sorted by name).
 
     Raises:
-        StaticMemoryError: a file is not UTF-8, not valid JSON, or has entries of the wrong shape.
+        StaticMemoryError: a file is not UTF-8, not valid JSON, has entries of the wrong shape,
+            or is not a regular file inside the folder (see :func:`_read_text`).
     """
     memories: list[StaticMemory] = []
     if not folder.is_dir():
@@ -61,10 +91,7 @@ def read_static_memories(folder: Path) -> list[StaticMemory]:
         suffix = path.suffix.lower()
         if suffix not in TEXT_SUFFIXES and suffix != ".json":
             continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise StaticMemoryError(f"{path}: not UTF-8 text ({exc})") from exc
+        text = _read_text(path, folder)
         if suffix == ".json":
             memories.extend(_parse_json(path, text))
         else:
@@ -88,6 +115,8 @@ def _parse_json(path: Path, text: str) -> list[StaticMemory]:
         raise StaticMemoryError(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from exc
+    except RecursionError as exc:
+        raise StaticMemoryError(f"{path}: JSON nested too deeply") from exc
     if not isinstance(raw, list):
         raise StaticMemoryError(f"{path}: expected a JSON list of strings or objects")
     found: list[StaticMemory] = []
