@@ -83,7 +83,7 @@ class MemoryConfig(BaseSettings):
     personas_dir: str = Field("personas", min_length=1, description="personas/<name>/ folders")
     archive_dir: str = Field("data/archive", min_length=1, description="JSONL log of forgotten memories")
     locale: str = Field("zh", pattern="^(zh|en)$", description="prompt language: zh or en")
-    max_text_chars: Int = Field(100_000, ge=1, description="longest user_input / response / query")
+    max_text_chars: Int = Field(20_000, ge=1, description="longest user_input / response / query")
 
     def __init__(self, **values: Any) -> None:
         try:

@@ -65,8 +65,31 @@ def words(text: str, cache_dir: Path | None = None) -> list[str]:
 
 
 def index_tokens(text: str) -> str:
-    """The space-joined tokens stored in the jieba-mode FTS5 column."""
-    return " ".join(words(text))
+    """The space-joined tokens stored in the jieba-mode FTS5 column (prepared ones first)."""
+    with _prepared_lock:
+        ready = _prepared.pop(text, None)
+    return ready if ready is not None else " ".join(words(text))
+
+
+_prepared: dict[str, str] = {}
+_prepared_lock = threading.Lock()
+PREPARED_LIMIT = 10_000
+"""Prepared token strings kept at most (an unused one is dropped once there are more)."""
+
+
+def indexed_value(note: str | None, content: str) -> str:
+    """The text the FTS triggers index for a row: ``coalesce(note, '') || ' ' || content``."""
+    return f"{note or ''} {content}"
+
+
+def prepare(texts: Iterable[str]) -> None:
+    """Segment texts now, before a write transaction, so the triggers inside it only look the
+    tokens up: one large message then never holds the database lock while jieba reads it."""
+    ready = {text: " ".join(words(text)) for text in texts}
+    with _prepared_lock:
+        if len(_prepared) + len(ready) > PREPARED_LIMIT:
+            _prepared.clear()
+        _prepared.update(ready)
 
 
 def query_terms(query: str, tokenizer: str) -> set[str]:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
+from memory import keyword
 from memory.config import MemoryConfig
 from memory.db import Database
 from memory.entries import EntryTable
@@ -79,6 +80,8 @@ class Recorder:
             How many interactions were new (an id already recorded is left as it is).
         """
         entries = [self._entry_of(i) for i in interactions]
+        if self.config.retrieval.keyword_tokenizer == keyword.JIEBA:
+            keyword.prepare(keyword.indexed_value(e.note, e.content) for e in entries)
         with self.db.transaction() as conn:
             new = self.journal.append(conn, interactions)
             self.active.append(conn, entries)

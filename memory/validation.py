@@ -25,7 +25,9 @@ def clean_text(argument: str, value: object, max_chars: int) -> str:
         raise InputTypeError(argument, "a str", value)
     if len(value) > max_chars:
         raise InputTooLargeError(
-            argument, f"is {len(value)} characters; the limit is {max_chars} (max_text_chars)"
+            argument,
+            f"is {len(value)} characters; the limit is {max_chars}. Raise max_text_chars in the config "
+            "(or PERSONA_MEMORY__MAX_TEXT_CHARS) to accept longer texts",
         )
     if _SURROGATE.search(value):
         raise InvalidInputError(argument, "contains lone surrogates (not valid Unicode text)")

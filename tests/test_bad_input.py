@@ -19,7 +19,7 @@ ONE_MB = "记" * (1024 * 1024)
 
 def test_one_megabyte_text_is_refused_by_record_and_retrieve(make_manager) -> None:
     manager = make_manager()
-    with pytest.raises(InputTooLargeError, match="user_input.*limit is 100000"):
+    with pytest.raises(InputTooLargeError, match="user_input.*limit is 20000.*max_text_chars"):
         manager.record_interaction_sync(ONE_MB, "嗯")
     with pytest.raises(InputTooLargeError, match="query"):
         manager.retrieve(ONE_MB)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import random
+import threading
+import time
 import unicodedata
 from pathlib import Path
 
@@ -69,3 +72,24 @@ def test_composed_and_decomposed_spellings_of_a_user_are_one_user(make_manager) 
     active, _ = manager.retrieve("过敏", user_id=composed)
     assert "花生过敏" in active
     assert list(manager.debug_state()["users"]) == [composed]
+
+
+def test_another_users_record_does_not_wait_behind_a_long_message(make_manager) -> None:
+    manager = make_manager()
+    rng = random.Random(7)  # varied characters: about a second of segmentation here
+    long_message = "很多朋友" + "".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(19_000))
+    waited: list[float] = []
+
+    def short_one() -> None:
+        started = time.perf_counter()
+        manager.record_interaction_sync("你好呀", "前辈好～", user_id="bob")
+        waited.append(time.perf_counter() - started)
+
+    writer = threading.Thread(target=manager.record_interaction_sync, args=(long_message, "嗯嗯"))
+    writer.start()
+    time.sleep(0.2)  # the long one is being segmented now
+    short_one()
+    writer.join()
+    assert waited[0] < 0.5, f"bob waited {waited[0]:.2f}s"
+    active, _ = manager.retrieve("很多朋友")
+    assert "很多朋友" in active

@@ -21,6 +21,8 @@ from memory.significance import significance_at
 logger = logging.getLogger(__name__)
 
 Vector = list[float]
+EMBED_MAX_CHARS = 2000
+"""Characters of a memory embedded (the keyword index still reads all of it)."""
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -145,9 +147,9 @@ class RagLayer:
                 return total
 
     def _index_scope(self, scope: str, group: list[MemoryEntry]) -> None:
-        self.stores.for_scope(scope).add(
-            [e.id for e in group], [e.index_text for e in group], [self.metadata(e) for e in group]
-        )
+        # the embedder reads a few hundred words at most: a longer text costs memory, not meaning
+        texts = [e.index_text[:EMBED_MAX_CHARS] for e in group]
+        self.stores.for_scope(scope).add([e.id for e in group], texts, [self.metadata(e) for e in group])
 
     def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
         """The Chroma metadata of an entry: its scope and creation time."""
