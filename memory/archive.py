@@ -1,8 +1,9 @@
 """MemoryArchive: an append-only JSONL file per persona of everything forgotten or cleaned.
 
-People can read it; the engine never rewrites it. Each line is one entry with its final
-significance, the reason (``forgotten`` or ``cleanup``) and the time. A line that cannot be parsed
-is skipped with a warning when read, and left in place.
+People can read it; the engine only appends to it. Each line is one forgetting of an entry, with
+its final significance, the reason (``forgotten`` or ``cleanup``) and the time; the memory itself
+stays searchable in the cold tier. A line that cannot be parsed is skipped with a warning when
+read, and left in place; only a cut last line is set aside before the next append.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -81,11 +82,51 @@ class MemoryArchive:
             return 0
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._mend_torn_tail()
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write("".join(lines))
                 handle.flush()
                 os.fsync(handle.fileno())
         return len(lines)
+
+    def _mend_torn_tail(self) -> None:
+        """Make the file end with a whole line before appending (a full disk or a crash may
+        have cut the last write). A cut record is moved to ``<file>.torn-<time>`` (kept, never
+        lost) and the file is truncated to its last whole line; the sync writes the record
+        again from SQLite, where it is still waiting for the file."""
+        if not self.path.exists():
+            return
+        with self.path.open("rb+") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            handle.seek(size - 1)
+            if handle.read(1) == b"\n":
+                return
+            start = max(0, size - 1_048_576)
+            handle.seek(start)
+            tail = handle.read()
+            cut = tail.rfind(b"\n") + 1 + start if b"\n" in tail else 0
+            handle.seek(cut)
+            torn = handle.read()
+            try:
+                ArchivedMemory.from_json(torn.decode("utf-8"))
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+                aside = self.path.with_name(f"{self.path.name}.torn-{stamp}")
+                aside.write_bytes(torn)
+                handle.truncate(cut)
+                logger.warning(
+                    "%s ended in a cut record (%d bytes, kept in %s); it is written again",
+                    self.path,
+                    len(torn),
+                    aside,
+                )
+            else:
+                handle.seek(0, os.SEEK_END)
+                handle.write(b"\n")  # a whole record that only lacked its line end
+            handle.flush()
+            os.fsync(handle.fileno())
 
     def read(self) -> list[ArchivedMemory]:
         """Every readable line, oldest first; corrupt lines are skipped with a warning."""

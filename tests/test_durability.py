@@ -192,3 +192,36 @@ def test_second_process_gets_store_locked_error(make_manager, config) -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert f"pid {os.getpid()}" in result.stdout and "server" in result.stdout
+
+
+def _forget_one(manager: MemoryManager, text: str) -> None:
+    fill(manager, [text, "最后一句"])
+    for _ in range(3):
+        manager.retrieve("完全无关的问题")
+    assert manager.flush()
+
+
+@pytest.mark.parametrize("tail", [b'{"id": "cut-by-a-full-disk", "layer": "temp', b""])
+def test_a_torn_last_archive_line_is_mended_before_the_next_append(config, tail: bytes) -> None:
+    config.active.capacity = 1
+    config.temporary.decay_coefficient = 0.5
+    config.temporary.importance = False
+    config.retrieval.quotas = {"temporary": 0, "summary": 0, "static": 0}
+    manager = MemoryManager("karin", config)
+    _forget_one(manager, "我喜欢吃草莓蛋糕")
+    path = Path(manager.debug_state()["store"]["archive"])
+    manager.close()
+    whole = path.read_bytes()
+    path.write_bytes(whole + tail if tail else whole.rstrip(b"\n"))  # cut mid-record, or just its line end
+    again = MemoryManager("karin", config)
+    try:
+        _forget_one(again, "我下周要去京都旅行")
+        records = again.inspector.archived()
+        firsts = {r.content.splitlines()[0] for r in records}
+        assert {"用户：我下周要去京都旅行", "用户：我喜欢吃草莓蛋糕"} <= firsts
+        assert len(path.read_bytes().splitlines()) == len(records)  # every line a whole record
+        assert path.read_bytes().endswith(b"\n") and b"cut-by-a-full-disk" not in path.read_bytes()
+        torn = list(path.parent.glob(f"{path.name}.torn-*"))
+        assert [p.read_bytes() for p in torn] == ([tail] if tail else [])  # kept aside, never lost
+    finally:
+        again.close()
