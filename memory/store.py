@@ -169,6 +169,8 @@ class ChromaBackend:
     def close(self) -> None:
         """Release the embedded client so the folder can be reopened (idempotent)."""
         if self.config.mode == StoreMode.PERSISTENT and self._client is not None:
+            with contextlib.suppress(Exception):  # stop its components: files, threads, caches
+                self._client._system.stop()
             SharedSystemClient.clear_system_cache()
         self._client = None
 

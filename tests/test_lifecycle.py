@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import os
+import threading
 import time
 
 import pytest
@@ -90,3 +93,23 @@ async def test_users_are_summarised_concurrently_within_a_bound(make_manager) ->
     assert await manager.run_summary_now() == 8
     assert peak == 4  # summary jobs run at most 4 users at once by default
     assert all(len(manager.inspector.entries(Layer.SUMMARY, f"user-{u}")) == 1 for u in range(8))
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_close_releases_every_file_and_thread_it_opened(config) -> None:
+    def cycle(i: int) -> None:
+        with MemoryManager("karin", config) as manager:
+            manager.record_interaction_sync(f"第{i}次见面", "你好呀～")
+            manager.retrieve("你好")
+            manager.flush()
+
+    cycle(0)  # the first cycle loads models and caches that stay on purpose
+    gc.collect()
+    fds, threads = _open_fds(), threading.active_count()
+    for i in range(1, 6):
+        cycle(i)
+    gc.collect()
+    assert (_open_fds(), threading.active_count()) == (fds, threads)
