@@ -13,6 +13,7 @@ import contextlib
 import functools
 import logging
 import shutil
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -67,6 +68,9 @@ class ChromaBackend:
             initial_backoff=config.breaker_initial_backoff_seconds,
             max_backoff=config.breaker_max_backoff_seconds,
         )
+        self.generation = 0
+        """Bumped when the client is reopened: collection handles of an older one are stale."""
+        self._reopen_lock = threading.Lock()
         self._client = self._open()
 
     @property
@@ -118,12 +122,33 @@ class ChromaBackend:
         if not self.breaker.allow():
             raise StoreUnavailableError(f"vector store unavailable: {self.breaker.last_error}")
         try:
+            self._reopen_if_vanished()
             result = operation()
         except Exception as exc:
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
         self.breaker.record_success()
         return result
+
+    def _reopen_if_vanished(self) -> None:
+        """An embedded index folder deleted under a running engine is made again, empty.
+
+        The old client keeps pointing at deleted files and fails forever; a new one starts
+        empty, and the failure recorded here makes the sync rebuild the index from SQLite once
+        the next probe succeeds (as after any outage).
+        """
+        if self.config.mode != StoreMode.PERSISTENT or self._client is None or self.path.exists():
+            return
+        with self._reopen_lock:
+            if self.path.exists():
+                return
+            logger.warning("Chroma folder %s vanished; reopening it empty to rebuild from SQLite", self.path)
+            with contextlib.suppress(Exception):
+                self._client._system.stop()
+            SharedSystemClient.clear_system_cache()
+            self._client = chromadb.PersistentClient(path=str(self.path), settings=_settings())
+            self.generation += 1
+        raise StoreUnavailableError(f"the vector index folder {self.path} vanished; rebuilding it")
 
     def _open_http_or_raise(self) -> Any:
         c = self.config
@@ -196,11 +221,13 @@ class VectorStore:
         self.name = name
         self.embeddings = embeddings
         self._collection: Any = None
+        self._generation = backend.generation
 
     def _call(self, operation: Callable[[Any], _T]) -> _T:
         def run() -> _T:
-            if self._collection is None:
+            if self._collection is None or self._generation != self.backend.generation:
                 self._collection = self.backend.collection(self.name)
+                self._generation = self.backend.generation
             try:
                 return operation(self._collection)
             except Exception:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -225,3 +227,30 @@ def test_a_torn_last_archive_line_is_mended_before_the_next_append(config, tail:
         assert [p.read_bytes() for p in torn] == ([tail] if tail else [])  # kept aside, never lost
     finally:
         again.close()
+
+
+def test_a_chroma_folder_deleted_while_running_is_rebuilt_in_process(config) -> None:
+    config.active.capacity = 1
+    config.retrieval.mode = "quota"  # dense only: the rebuilt vectors must answer
+    config.store.breaker_initial_backoff_seconds = 0.1
+    manager = MemoryManager("karin", config)
+    try:
+        fill(manager, ["我家的柯基叫可乐", "我对花生过敏", "最后"])
+        assert manager.flush()
+        shutil.rmtree(Path(config.data_dir) / "chroma")
+        fill(manager, ["我下周要去京都旅行", "再来一句"])  # acknowledged while the index is gone
+        expected = {e.id for e in manager.inspector.entries(Layer.TEMPORARY)}
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the sync rebuilds the index after the next probe
+            manager.flush()
+            with contextlib.suppress(Exception):
+                if manager.inspector.indexed_ids(Layer.TEMPORARY) == expected:
+                    break
+            time.sleep(0.2)
+        _, rag = manager.retrieve("我家的狗叫什么名字？")
+        assert "柯基" in rag
+        _, rag = manager.retrieve("我什么时候去日本旅行？")
+        assert "京都" in rag
+        assert manager.debug_state()["store"]["breaker"]["state"] == "closed"
+    finally:
+        manager.close()
