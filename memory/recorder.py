@@ -102,13 +102,16 @@ class Recorder:
     def attach_gate(self, interaction_id: str, gate: Gate) -> None:
         """Store what the model said of an interaction: its one-line note beside the raw text
         (re-indexed if already searchable) and its importance (noise: 0)."""
-        importance = 0.0 if not gate.remember else gate.importance
+        judged = 0.0 if not gate.remember else gate.importance
+        if gate.note and self.config.retrieval.keyword_tokenizer == keyword.JIEBA:
+            entries = self.active.table.by_ids(None, [interaction_id])  # re-indexed with the note
+            keyword.prepare(keyword.indexed_value(gate.note, e.content) for e in entries)
         with self.db.transaction() as conn:
             if gate.note:
                 self.journal.set_note(conn, interaction_id, gate.note)
                 EntryTable.set_note(conn, interaction_id, gate.note)
-            if importance is not None:
-                EntryTable.set_importance(conn, interaction_id, importance)
+            if judged is not None:
+                EntryTable.set_importance(conn, interaction_id, judged)
         self.sync.notify()
 
     def _imported(self, record: Record) -> Interaction:
