@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
 from typing import Any
 
 from memory.embeddings import describe
@@ -26,6 +29,29 @@ def user_detail(engine: Engine, scope: str) -> dict[str, int]:
         "profile": engine.profile.count(user_id),
         "tick": engine.db.tick_of(scope),
     }
+
+
+def _writable(folder: Path) -> bool:
+    """Whether the engine can write in ``folder`` (or would create it in its nearest parent)."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return os.access(folder, os.W_OK)
+
+
+def health(engine: Engine, index_reachable: bool) -> dict[str, Any]:
+    """What works and what is degraded: record writable, index reachable, archive writable, disk."""
+    data = Path(engine.config.data_dir)
+    report: dict[str, Any] = {
+        "record_writable": _writable(data) and os.access(engine.db.path, os.W_OK),
+        "index_reachable": index_reachable,
+        "archive_writable": _writable(engine.archive.path.parent),
+        "disk_free_bytes": shutil.disk_usage(data).free if data.exists() else None,
+        "last_sync_error": engine.sync.last_error,
+    }
+    report["degraded"] = [
+        name for name in ("record_writable", "index_reachable", "archive_writable") if not report[name]
+    ] + (["sync"] if engine.sync.last_error else [])
+    return report
 
 
 def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str, Any]:
@@ -75,6 +101,7 @@ def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str
         "users_shown": min(len(scopes), MAX_USERS_SHOWN),
         "users": {(user_of(s) or SHARED_LABEL): user_detail(engine, s) for s in scopes[:MAX_USERS_SHOWN]},
     }
+    state["health"] = health(engine, state["store"]["breaker"]["state"] == "closed")
     if user_id is not None:
         state["user"] = {"user_id": user_id, **user_detail(engine, scope_of(user_id))}
     return state

@@ -54,6 +54,8 @@ class IndexSync:
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
         self.retry_seconds = 1.0
+        self.last_error: str | None = None
+        """The last failure of the background work (cleared by a run that succeeds)."""
 
     def start_worker(self) -> None:
         """Start the background thread that indexes committed writes (idempotent)."""
@@ -87,7 +89,7 @@ class IndexSync:
                 elif self.has_pending():
                     self.run()
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
-                logger.warning("background indexing failed (%s); retrying", exc)
+                self._failed("background indexing", exc)
 
     def _recovered_from_outage(self) -> bool:
         """True once after each outage, when the store answers again (it may have lost data)."""
@@ -151,16 +153,30 @@ class IndexSync:
     def run(self) -> bool:
         """Export archived entries, then index pending ones. Returns False if the store failed."""
         with self._lock:
-            with self._exclusive_export():
-                self.export_archived(recovering=True)
-                self.export_archived()
+            exported = True
+            try:
+                with self._exclusive_export():
+                    self.export_archived(recovering=True)
+                    self.export_archived()
+            except OSError as exc:  # a read-only or full folder: the rows wait in SQLite
+                self._failed("archive export", exc)
+                exported = False
             try:
                 for layer in self.layers.values():
                     layer.index_pending()
             except StoreUnavailableError as exc:
                 logger.debug("indexing deferred: %s", exc)
                 return False
+            if exported:
+                self.last_error = None
             return True
+
+    def _failed(self, what: str, error: Exception) -> None:
+        """Remember the failure for ``debug_state()['health']``; warn once per kind of failure."""
+        message = f"{what} failed: {error}"
+        if message != self.last_error:
+            logger.warning("%s; retrying", message)
+        self.last_error = message
 
     def rebuild(self) -> int:
         """Drop every collection and index all live entries again; returns how many are live."""
