@@ -10,13 +10,14 @@ import contextlib
 import fcntl
 import logging
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memory.errors import StoreError, StoreLockedError
+from memory.errors import StorageFullError, StoreError, StoreLockedError
 
 logger = logging.getLogger(__name__)
 
@@ -117,13 +118,42 @@ class Database:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; commits on success, rolls back on any exception."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                    raise
+                try:
+                    self._conn.execute("COMMIT")
+                except sqlite3.Error:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                engine_error = self._write_error(exc)
+                if engine_error is None:
+                    raise
+                raise engine_error from exc
+
+    def _write_error(self, error: sqlite3.OperationalError) -> StoreError | None:
+        """A write refused by the disk, as an engine error naming the folder (``None``: another
+        kind of error)."""
+        folder = self.path.parent
+        text = str(error).lower()
+        if "full" in text:
+            free = shutil.disk_usage(folder).free if folder.exists() else 0
+            return StorageFullError(
+                f"the disk holding {folder} is full ({free:,} bytes free): nothing was written; "
+                "free some space and retry (the engine resumes by itself)"
+            )
+        if "readonly" in text or "read-only" in text:
+            return StoreError(
+                f"the memory database {self.path} cannot be written ({error}); nothing was written"
+            )
+        return None
 
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Run a read query and return all rows."""

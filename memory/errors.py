@@ -66,3 +66,7 @@ class StoreLockedError(StoreError):
 
 class StoreUnavailableError(StoreError):
     """The vector store is failing; the circuit breaker is open."""
+
+
+class StorageFullError(StoreError):
+    """The disk holding the data folder is full: nothing was written; free space and retry."""
