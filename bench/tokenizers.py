@@ -47,7 +47,7 @@ def measure(tokenizer: str, personas_dir: Path) -> dict[str, float]:
             terms = keyword.query_terms(question["query"], tokenizer)
             texts: list[str] = []
             for layer in ("temporary", "summary"):
-                hits = keyword.search(manager._engine.db.query, terms=terms, layer=layer, scope="", limit=3)
+                hits = manager._engine.retriever.keywords.search(terms, layer=layer, scope="", limit=3)
                 found = manager._engine.entries.by_ids(None, [entry_id for entry_id, _ in hits])
                 texts.extend(e.content for e in found)
             keyword_hits += any(question["keyword"] in t for t in texts)

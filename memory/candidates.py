@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memory import ranking
+from memory import keyword, ranking
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.layers.rag import RagLayer, Vector
 from memory.model import Layer, RetrievedMemory
@@ -34,11 +34,15 @@ class CandidateSearch:
     Args:
         layers: the searchable layers.
         config: the ``retrieval`` section (mode, quotas, fusion and tier weights, ``deep_recall``).
+        keywords: the keyword index (statistics per scope).
     """
 
-    def __init__(self, layers: dict[Layer, RagLayer], config: RetrievalConfig) -> None:
+    def __init__(
+        self, layers: dict[Layer, RagLayer], config: RetrievalConfig, keywords: keyword.KeywordIndex
+    ) -> None:
         self.layers = layers
         self.config = config
+        self.keywords = keywords
 
     def rank(
         self, vector: Vector, terms: set[str], user_id: str | None, tick: int, limit: int | None
@@ -82,7 +86,7 @@ class CandidateSearch:
         wide: int,
         deep: bool,
     ) -> list[RetrievedMemory]:
-        keywords = rag.keyword_ranking(terms, wide, user_id, with_cold=deep)
+        keywords = rag.keyword_ranking(self.keywords, terms, wide, user_id, with_cold=deep)
         fused = ranking.fuse(
             [m.entry.id for m in dense],
             keywords,

@@ -4,16 +4,24 @@ Chinese has no spaces, so text is segmented before FTS5 sees it: with ``jieba`` 
 dictionary ships in the package) into words joined by spaces for FTS5's ``unicode61`` tokenizer,
 or with FTS5's own ``trigram`` tokenizer on the raw text. Triggers keep the index in step with the
 ``entries`` table inside the same transactions, so the keyword index is never behind.
+
+Statistics per user scope (jieba mode): every indexed word carries a short tag of its row's scope
+(``s<digest>word``), and each row also holds the bare tag. A term's document frequency is then
+counted in one scope only, and the tag's frequency is the scope's size: user B's words never
+change which of user A's query words count, nor their weight (FTS5's bm25 takes the term's
+frequency in the scope; only its corpus size and average length stay table-wide). A match also
+reads only that scope's postings, so its cost does not grow with the number of users.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
-import math
 import re
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -23,13 +31,17 @@ JIEBA = "jieba"
 TRIGRAM = "trigram"
 FTS_TABLE = "entries_fts"
 VOCAB_TABLE = "entries_fts_vocab"
-INDEX_VERSION = 2
-"""Version 2 keeps forgotten (cold) memories in the keyword index: deep recall searches them."""
+INDEX_VERSION = 3
+"""Version 2 kept forgotten (cold) memories in the keyword index; version 3 tags words by scope."""
+TAG_BYTES = 5
+"""Digest bytes of a scope tag (40 bits: a collision only merges two scopes' statistics)."""
 MIN_DOCS_FOR_DF = 20
 """Below this many memories every term is kept: frequencies mean little."""
 _TOKEN_FUNCTION = "persona_memory_tokens"
 
 _WORD = re.compile(r"\w", re.UNICODE)
+_PIECES = re.compile(r"[\W_]+", re.UNICODE)
+"""What FTS5's unicode61 tokenizer splits on (underscore included)."""
 STOPWORDS = frozenset(
     "的 了 是 我 你 他 她 它 们 在 有 和 就 不 也 都 这 那 吗 呢 吧 啊 呀 哦 嗯 么 什么 怎么 哪里 哪 "
     "一个 一下 没有 还 又 很 对 把 被 给 让 跟 要 会 能 说 想 去 过 着 到 从 用 为 与 及 而 之 其 "
@@ -64,11 +76,24 @@ def words(text: str, cache_dir: Path | None = None) -> list[str]:
     return [w.lower() for w in (t.strip() for t in _jieba_cut(text, cache_dir)) if w and _WORD.search(w)]
 
 
-def index_tokens(text: str) -> str:
-    """The space-joined tokens stored in the jieba-mode FTS5 column (prepared ones first)."""
+def scope_tag(scope: str) -> str:
+    """The token prefix of a scope: ``s`` and a hex digest (letters and digits only)."""
+    return "s" + hashlib.blake2b(scope.encode("utf-8"), digest_size=TAG_BYTES).hexdigest()
+
+
+def scoped(scope: str, terms: Iterable[str]) -> list[str]:
+    """Terms as they are indexed in ``scope``: each word piece FTS5 would see, tagged."""
+    tag = scope_tag(scope)
+    return [tag + piece for term in terms for piece in _PIECES.split(term) if piece]
+
+
+def index_tokens(scope: str, text: str) -> str:
+    """The jieba-mode FTS5 column of a row: its scope tag, then its words tagged (prepared
+    segmentation first)."""
     with _prepared_lock:
         ready = _prepared.pop(text, None)
-    return ready if ready is not None else " ".join(words(text))
+    joined = ready if ready is not None else " ".join(words(text))
+    return " ".join([scope_tag(scope), *scoped(scope, joined.split())])
 
 
 _prepared: dict[str, str] = {}
@@ -106,36 +131,87 @@ def _match_expression(terms: Iterable[str]) -> str:
 
 
 class CommonTerms:
-    """Drops query terms found in more than ``max_ratio`` of the indexed memories.
+    """Drops query terms found in more than ``max_ratio`` of a scope's indexed memories.
 
     A word every memory shares (the persona's name for the user, say) ranks noise; without it
-    the keyword ranking is left to the words that discriminate. The corpus size is refreshed at
-    most every ``refresh_seconds``.
+    the keyword ranking is left to the words that discriminate. Counted per scope in jieba mode
+    (one vocabulary lookup: the tagged terms and the scope's own tag); table-wide in trigram mode.
+    A scope's size is refreshed at most every ``refresh_seconds``.
     """
+
+    SIZES_KEPT = 4096
 
     def __init__(self, query: QueryFn, max_ratio: float, refresh_seconds: float = 30.0) -> None:
         self.query = query
         self.max_ratio = max_ratio
         self.refresh_seconds = refresh_seconds
-        self._total = 0
-        self._checked = -math.inf
+        self._sizes: OrderedDict[str, tuple[float, int]] = OrderedDict()
+        self._lock = threading.Lock()
 
-    def filter(self, terms: set[str]) -> set[str]:
-        """The terms that are not too common."""
+    def _size(self, key: str, count: Callable[[], int]) -> int:
+        now = time.monotonic()
+        with self._lock:
+            known = self._sizes.get(key)
+            if known is not None and now - known[0] <= self.refresh_seconds:
+                self._sizes.move_to_end(key)
+                return known[1]
+        size = count()
+        with self._lock:
+            self._sizes[key] = (now, size)
+            self._sizes.move_to_end(key)
+            while len(self._sizes) > self.SIZES_KEPT:
+                self._sizes.popitem(last=False)
+        return size
+
+    def _doc_counts(self, terms: list[str]) -> dict[str, int]:
+        marks = ",".join("?" * len(terms))
+        rows = self.query(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({marks})", tuple(terms))
+        return {str(term): int(doc) for term, doc in rows}  # type: ignore[call-overload]
+
+    def filter(self, terms: list[str], scope: str | None = None) -> list[str]:
+        """The terms (as indexed) that are not too common in ``scope`` (``None``: table-wide)."""
         if not terms or self.max_ratio >= 1.0:
             return terms
-        now = time.monotonic()
-        if now - self._checked > self.refresh_seconds:
-            self._total = int(self.query(f"SELECT COUNT(*) FROM {FTS_TABLE}", ())[0][0])  # type: ignore[call-overload]
-            self._checked = now
-        if self._total < MIN_DOCS_FOR_DF:
+        if scope is None:
+            size = self._size("", lambda: int(self.query(f"SELECT COUNT(*) FROM {FTS_TABLE}", ())[0][0]))  # type: ignore[call-overload]
+        else:
+            tag = scope_tag(scope)
+            size = self._size(tag, lambda: self._doc_counts([tag]).get(tag, 0))
+        if size < MIN_DOCS_FOR_DF:
             return terms
-        ordered = sorted(terms)
-        marks = ",".join("?" * len(ordered))
-        rows = self.query(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({marks})", tuple(ordered))
-        limit = self.max_ratio * self._total
-        common = {str(term) for term, doc in rows if int(doc) > limit}  # type: ignore[call-overload]
-        return terms - common
+        counts = self._doc_counts(sorted(set(terms)))
+        limit = self.max_ratio * size
+        return [t for t in terms if counts.get(t, 0) <= limit]
+
+
+class KeywordIndex:
+    """The keyword side of a retrieval: tags query words with the searched scope, drops the
+    scope's common ones, ranks matches with bm25.
+
+    Args:
+        query: a read-only query function on the entries database.
+        tokenizer: ``"jieba"`` or ``"trigram"`` (as installed).
+        max_ratio: the ``keyword_max_df`` setting.
+    """
+
+    def __init__(self, query: QueryFn, tokenizer: str, max_ratio: float) -> None:
+        self.query = query
+        self.tokenizer = tokenizer
+        self.common = CommonTerms(query, max_ratio)
+
+    def terms(self, text: str) -> set[str]:
+        """A query's words (untagged), see :func:`query_terms`."""
+        return query_terms(text, self.tokenizer)
+
+    def search(
+        self, terms: Iterable[str], *, layer: str, scope: str, limit: int, with_cold: bool = False
+    ) -> list[tuple[str, float]]:
+        """``(entry id, bm25 score)`` of one scope's entries in ``layer``, best first."""
+        if self.tokenizer == TRIGRAM:
+            chosen = self.common.filter(sorted(terms))
+        else:
+            chosen = self.common.filter(scoped(scope, sorted(terms)), scope)
+        return search(self.query, terms=chosen, layer=layer, scope=scope, limit=limit, with_cold=with_cold)
 
 
 def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
@@ -146,7 +222,9 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         tokenizer: ``"jieba"`` or ``"trigram"``.
         cache_dir: where jieba may write its dictionary cache (the data folder).
     """
-    conn.create_function(_TOKEN_FUNCTION, 1, lambda text: index_tokens(text or ""), deterministic=True)
+    conn.create_function(
+        _TOKEN_FUNCTION, 2, lambda scope, text: index_tokens(scope or "", text or ""), deterministic=True
+    )
     if cache_dir is not None and tokenizer == JIEBA:
         _jieba_cut("", cache_dir)
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
@@ -157,7 +235,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
     fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
     value = "coalesce(new.note, '') || ' ' || new.content"
-    indexed = value if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}({value})"
+    indexed = value if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}(new.scope, {value})"
     conn.executescript(
         f"""
         CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(tokens, tokenize='{fts_tokenizer}');
@@ -169,7 +247,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
             INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
         END;
-        CREATE TRIGGER entries_fts_update AFTER UPDATE OF note, content ON entries BEGIN
+        CREATE TRIGGER entries_fts_update AFTER UPDATE OF note, content, scope ON entries BEGIN
             DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
             INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
         END;
@@ -180,7 +258,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
     )
     if rebuild:
         content = "coalesce(note, '') || ' ' || content"
-        column = content if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}({content})"
+        column = content if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}(scope, {content})"
         conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries")
         conn.execute(
             "INSERT INTO meta(key, value) VALUES ('keyword_tokenizer', ?) "

@@ -95,9 +95,9 @@ class MemoryRetriever:
         self.max_text_chars = max_text_chars
         self.catch_up_seconds = config.catch_up_seconds
         self.profile = profile
-        self.search = CandidateSearch(layers, config)
+        self.keywords = keyword.KeywordIndex(db.query, config.keyword_tokenizer, config.keyword_max_df)
+        self.search = CandidateSearch(layers, config, self.keywords)
         self._degraded = False
-        self._common_terms = keyword.CommonTerms(db.query, config.keyword_max_df)
 
     def retrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query; both empty strings on an empty store."""
@@ -181,7 +181,7 @@ class MemoryRetriever:
     def _keyword_terms(self, query: str) -> set[str]:
         if self.config.mode != RetrievalMode.HYBRID:
             return set()
-        return self._common_terms.filter(keyword.query_terms(query, self.config.keyword_tokenizer))
+        return self.keywords.terms(query)
 
     def _report_degraded(self, error: Exception) -> None:
         if isinstance(error, StoreUnavailableError):

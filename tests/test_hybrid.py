@@ -127,3 +127,28 @@ def test_words_shared_by_most_memories_do_not_drive_the_keyword_ranking(make_man
     manager.import_interactions({"user_input": t, "response": "前辈辛苦啦～"} for t in lines)
     _, rag = manager.retrieve("前辈养的狗叫什么？")
     assert "可乐" in rag
+
+
+def _keyword_ranks(manager: MemoryManager, query: str, user_id: str) -> dict[str, int]:
+    result = manager.retrieve_memories(query, user_id=user_id, top_k=10)
+    return {
+        m.entry.content.splitlines()[0]: m.keyword_rank for m in result.memories if m.keyword_rank is not None
+    }
+
+
+def test_another_users_words_never_change_a_users_keyword_query(make_manager, config) -> None:
+    """Word statistics are per user: bob saying "咖啡" 300 times does not make it a common word
+    for alice (before, it was dropped from her query as too frequent across the whole table)."""
+    manager = make_manager(_hybrid(config))
+    alice = [f"今天和同事聊了第{i}个项目的进度" for i in range(40)]
+    alice[5], alice[17], alice[31] = "我每天早上喝一杯咖啡", "咖啡要加燕麦奶", "周末去上咖啡拉花课"
+    manager.import_interactions({"user_input": t, "response": "好的", "user_id": "alice"} for t in alice)
+    before = _keyword_ranks(manager, "咖啡", "alice")
+    assert {"用户：我每天早上喝一杯咖啡", "用户：咖啡要加燕麦奶", "用户：周末去上咖啡拉花课"} <= set(before)
+
+    manager.import_interactions(
+        {"user_input": f"Bob: 第{i}杯咖啡 latte number {i}", "response": "ok", "user_id": "bob"}
+        for i in range(300)
+    )
+    assert _keyword_ranks(manager, "咖啡", "alice") == before
+    assert all("Bob" not in text for text in _keyword_ranks(manager, "咖啡 latte", "alice"))

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from memory import keyword
 from memory.entries import EntryTable
-from memory.model import IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
+from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.scoped import ScopedStores
 from memory.significance import significance_at
 
@@ -83,9 +83,16 @@ class RagLayer:
         return entry.layer == self.layer or (entry.layer == Layer.ARCHIVED and entry.origin == self.layer)
 
     def keyword_ranking(
-        self, terms: set[str], depth: int, user_id: str | None, *, with_cold: bool = False
+        self,
+        index: keyword.KeywordIndex,
+        terms: set[str],
+        depth: int,
+        user_id: str | None,
+        *,
+        with_cold: bool = False,
     ) -> list[str]:
-        """Ids ranked by FTS5 bm25 on any of ``terms``, best first (empty scopes cost nothing).
+        """Ids ranked by FTS5 bm25 on any of ``terms`` within the user's scope (a shared layer's:
+        the shared one), best first; empty scopes cost nothing.
 
         Args:
             with_cold: rank this layer's cold (forgotten) entries in the same ranking.
@@ -97,11 +104,10 @@ class RagLayer:
             with_cold and self.table.exists(Layer.ARCHIVED, scope)
         ):
             return []
-        hits = keyword.search(
-            self.table.db.query,
-            terms=terms,
+        hits = index.search(
+            terms,
             layer=self.layer.value,
-            scope=scope,
+            scope=SHARED_SCOPE if scope is None else scope,
             limit=depth,
             with_cold=with_cold,
         )

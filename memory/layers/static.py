@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memory import keyword
 from memory.entries import EntryTable
 from memory.errors import StaticMemoryError
 from memory.layers.rag import RagLayer
@@ -200,7 +201,13 @@ class StaticLayer(RagLayer):
         return [RetrievedMemory(entries[i], float(scores[i]), float(scores[i]), 1.0) for i in best]
 
     def keyword_ranking(
-        self, terms: set[str], depth: int, user_id: str | None, *, with_cold: bool = False
+        self,
+        index: keyword.KeywordIndex,
+        terms: set[str],
+        depth: int,
+        user_id: str | None,
+        *,
+        with_cold: bool = False,
     ) -> list[str]:
         """In-memory keyword ranking (idf of the matched words): a full-table FTS match would
         cost as much as the whole store to find a few preset memories (never cold)."""
