@@ -96,6 +96,8 @@ def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str
             "archive": str(engine.archive.path),
             "pending_index": engine.sync.pending(),
             "breaker": engine.backend.breaker.snapshot(),
+            "calls_timed_out": engine.backend.deadline.stuck,
+            "client_reopens": engine.backend.generation,
         },
         "users_count": len(scopes),
         "users_shown": min(len(scopes), MAX_USERS_SHOWN),

@@ -29,6 +29,7 @@ from langchain_core.embeddings import Embeddings
 
 from memory.breaker import CircuitBreaker
 from memory.config import StoreConfig, StoreMode
+from memory.deadline import CallTimeout, Deadline
 from memory.errors import StoreError, StoreUnavailableError
 
 logger = logging.getLogger(__name__)
@@ -71,7 +72,13 @@ class ChromaBackend:
         self.generation = 0
         """Bumped when the client is reopened: collection handles of an older one are stale."""
         self._reopen_lock = threading.Lock()
-        self._client = self._open()
+        self._hung = False
+        self.deadline = Deadline(config.call_timeout_seconds, name="persona-memory-chroma")
+        try:
+            self._client = self._open()
+        except BaseException:
+            self.deadline.close()
+            raise
 
     @property
     def location(self) -> str:
@@ -105,7 +112,7 @@ class ChromaBackend:
             "Chroma folder %s is unreadable (%s); moved aside to %s and rebuilding from SQLite",
             *(self.path, error, aside),
         )
-        SharedSystemClient.clear_system_cache()
+        _forget_system(str(self.path))  # a system that failed to start stays cached otherwise
         try:
             shutil.move(str(self.path), str(aside))
             client = chromadb.PersistentClient(path=str(self.path), settings=settings)
@@ -114,41 +121,68 @@ class ChromaBackend:
         return client
 
     def guard(self, operation: Callable[[], _T]) -> _T:
-        """Run one backend call through the breaker.
+        """Run one backend call through the breaker, waiting for it at most
+        ``store.call_timeout_seconds``.
+
+        A call past its deadline counts as a failure (the breaker opens) and the client is
+        reopened before the next call the breaker lets through.
 
         Raises:
-            StoreUnavailableError: the breaker is open or the call failed.
+            StoreUnavailableError: the breaker is open, or the call failed or timed out.
         """
         if not self.breaker.allow():
             raise StoreUnavailableError(f"vector store unavailable: {self.breaker.last_error}")
+
+        def call() -> _T:
+            self._reopen_if_broken()
+            return operation()
+
         try:
-            self._reopen_if_vanished()
-            result = operation()
+            result = self.deadline.run(call)
+        except CallTimeout as exc:
+            self._hung = True
+            self.breaker.record_failure(exc)
+            raise StoreUnavailableError(f"vector store call timed out: {exc}") from exc
         except Exception as exc:
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
         self.breaker.record_success()
         return result
 
-    def _reopen_if_vanished(self) -> None:
-        """An embedded index folder deleted under a running engine is made again, empty.
+    def _reopen_if_broken(self) -> None:
+        """Reopen the client after a call hung, or when the embedded folder was deleted.
 
-        The old client keeps pointing at deleted files and fails forever; a new one starts
-        empty, and the failure recorded here makes the sync rebuild the index from SQLite once
-        the next probe succeeds (as after any outage).
+        A hung client may hold locks forever, and a client whose folder vanished keeps pointing
+        at deleted files; a new one starts clean (empty, for a vanished folder: the failure
+        recorded here makes the sync rebuild the index from SQLite once a probe succeeds).
         """
-        if self.config.mode != StoreMode.PERSISTENT or self._client is None or self.path.exists():
+        vanished = (
+            self.config.mode == StoreMode.PERSISTENT and self._client is not None and not self.path.exists()
+        )
+        if not (self._hung or vanished):
             return
         with self._reopen_lock:
-            if self.path.exists():
-                return
-            logger.warning("Chroma folder %s vanished; reopening it empty to rebuild from SQLite", self.path)
-            with contextlib.suppress(Exception):
-                self._client._system.stop()
-            SharedSystemClient.clear_system_cache()
+            if self._hung:
+                logger.warning("a call into the vector index %s hung; reopening its client", self.location)
+                self._replace_client()
+                self._hung = False
+            elif self.config.mode == StoreMode.PERSISTENT and not self.path.exists():
+                logger.warning(
+                    "Chroma folder %s vanished; reopening it empty to rebuild from SQLite", self.path
+                )
+                self._replace_client()
+                raise StoreUnavailableError(f"the vector index folder {self.path} vanished; rebuilding it")
+
+    def _replace_client(self) -> None:
+        old, self._client = self._client, None
+        if old is not None:  # a hung client may never finish stopping: do not wait for it
+            stop = _detach(old)
+            threading.Thread(target=stop, name="persona-memory-chroma-close", daemon=True).start()
+        if self.config.mode == StoreMode.PERSISTENT:
             self._client = chromadb.PersistentClient(path=str(self.path), settings=_settings())
-            self.generation += 1
-        raise StoreUnavailableError(f"the vector index folder {self.path} vanished; rebuilding it")
+        else:
+            self._client = self._open_http_or_raise()
+        self.generation += 1
 
     def _open_http_or_raise(self) -> Any:
         c = self.config
@@ -192,12 +226,39 @@ class ChromaBackend:
             self.client().delete_collection(name)
 
     def close(self) -> None:
-        """Release the embedded client so the folder can be reopened (idempotent)."""
-        if self.config.mode == StoreMode.PERSISTENT and self._client is not None:
-            with contextlib.suppress(Exception):  # stop its components: files, threads, caches
-                self._client._system.stop()
-            SharedSystemClient.clear_system_cache()
-        self._client = None
+        """Release the client (files, threads) so the folder can be reopened (idempotent)."""
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                self.deadline.run(functools.partial(_close_quietly, client))
+        self.deadline.close()
+
+
+def _close_quietly(client: Any) -> None:
+    """Close a Chroma client: its shared system stops once no client in the process uses it."""
+    with contextlib.suppress(Exception):
+        client.close()
+
+
+def _forget_system(identifier: str) -> Any:
+    """Take one system out of Chroma's per-process cache (keyed by folder for embedded clients),
+    leaving other folders' clients alone; returns it."""
+    SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+    return SharedSystemClient._identifier_to_system.pop(identifier, None)
+
+
+def _detach(client: Any) -> Callable[[], None]:
+    """Take a client's system out of Chroma's cache now (a new client of the same folder then
+    gets a new one) and return what stops it."""
+    system = _forget_system(str(getattr(client, "_identifier", "")))
+    client._closed = True
+
+    def stop() -> None:
+        if system is not None:
+            with contextlib.suppress(Exception):
+                system.stop()
+
+    return stop
 
 
 def _upsert(collection: Any, *, ids: list[str], vectors: list[Vector], metadatas: list[Metadata]) -> None:

@@ -35,7 +35,17 @@ EXPORTED = [
 # Bottom to top: a module may import modules of its own rank or below, never above.
 RANKS: list[set[str]] = [
     {"model", "errors", "samples"},
-    {"significance", "formatter", "validation", "breaker", "archive", "prompts", "persona", "importance"},
+    {
+        "significance",
+        "formatter",
+        "validation",
+        "breaker",
+        "archive",
+        "prompts",
+        "persona",
+        "importance",
+        "deadline",
+    },
     {"config_sections"},
     {"config", "db", "keyword", "importer", "extractive"},
     {"profile"},

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 
+import chromadb.api.models.Collection as chroma_collection
 from conftest import fill, sql, sql_count
 
 from memory import MemoryManager
@@ -131,3 +133,57 @@ async def test_concurrent_records_retrievals_and_jobs_store_exactly_1000(make_ma
     forgotten = sql_count(again, "SELECT COUNT(*) FROM entries WHERE archived_layer = 'temporary'")
     assert state["active_count"] + state["temporary_count"] + forgotten == 1000
     assert state["summary_count"] >= 1
+
+
+def test_a_hung_index_call_never_blocks_the_caller_and_its_client_is_reopened(
+    make_manager, config, monkeypatch, caplog
+) -> None:
+    """Chroma once never returned from a call after a disk filled up. Now the caller waits at most
+    ``call_timeout_seconds``, the breaker opens, and the next probe runs on a new client."""
+    _outage_config(config).store.call_timeout_seconds = 0.5
+    config.store.breaker_initial_backoff_seconds = config.store.breaker_max_backoff_seconds = 2.0
+    manager = make_manager(config)
+    fill(manager, ["我对花生过敏", "第二句", "第三句"])
+    manager.flush()
+    release = threading.Event()
+    real_query, real_upsert = chroma_collection.Collection.query, chroma_collection.Collection.upsert
+
+    def hung(real):  # type: ignore[no-untyped-def]
+        def call(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            release.wait()
+            return real(self, *args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(chroma_collection.Collection, "query", hung(real_query))
+    monkeypatch.setattr(chroma_collection.Collection, "upsert", hung(real_upsert))
+    with caplog.at_level(logging.WARNING, logger="memory"):
+        started = time.monotonic()
+        result = manager.retrieve_memories("前辈对什么过敏")
+        waited = time.monotonic() - started
+        acknowledged = [
+            manager.record_interaction_sync(user_input=text, response="记住了")
+            for text in ("I keep my spare key under the blue pot", "第五句", "第六句")
+        ]
+        again = time.monotonic()
+        manager.retrieve("前辈对什么过敏")
+        refused = time.monotonic() - again
+    assert waited < 2.0 and result.degraded and "第三句" in result.active_text
+    assert refused < 0.3  # the breaker is open: no second wait
+    store = manager.debug_state()["store"]
+    assert store["breaker"]["state"] in {"open", "half_open"} and store["calls_timed_out"] >= 1
+
+    monkeypatch.setattr(chroma_collection.Collection, "query", real_query)
+    monkeypatch.setattr(chroma_collection.Collection, "upsert", real_upsert)
+    deadline = time.monotonic() + 15
+    rag = ""
+    while time.monotonic() < deadline and "spare key" not in rag:
+        time.sleep(0.2)
+        _, rag = manager.retrieve("where is the spare key", user_id=None)
+    release.set()  # the written-off threads may finish now; nothing waits for them
+    assert "spare key" in rag and len(acknowledged) == 3
+    store = manager.debug_state()["store"]
+    assert store["pending_index"] == 0
+    assert store["breaker"]["state"] == "closed" and store["client_reopens"] >= 1
+    assert any("hung; reopening" in r.getMessage() for r in caplog.records)
+    assert "花生" in manager.retrieve("前辈对什么过敏")[1]
