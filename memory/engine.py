@@ -40,7 +40,7 @@ from memory.recorder import Recorder
 from memory.retriever import MemoryRetriever
 from memory.scheduler import MemoryScheduler
 from memory.scoped import ScopedStores
-from memory.store import ChromaBackend
+from memory.store import ChromaBackend, cap_malloc_arenas
 from memory.summarizer import Summarizer, load_model_factory
 from memory.sync import IndexSync
 
@@ -99,6 +99,7 @@ def open_engine(
     Args:
         jobs: the coroutine functions the scheduler runs (summary, clean-up).
     """
+    cap_malloc_arenas(config.store.malloc_arena_max)
     data_dir = Path(config.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     lock = None
