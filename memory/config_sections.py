@@ -174,6 +174,14 @@ class EmbeddingConfig(Section):
     allow_download: Bool = Field(False, description="huggingface: allow hub downloads")
     _owner: Any = PrivateAttr(default=None)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal settings (the back-reference to the owning config is not compared: it loops)."""
+        if not isinstance(other, EmbeddingConfig):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
     @property
     def persist_dir(self) -> str:
         """Deprecated: the top-level ``data_dir``."""

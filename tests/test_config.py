@@ -144,3 +144,11 @@ def test_validate_checks_without_changing_anything() -> None:
     config.retrieval.weights["cold"] = 1.0  # a dict edited in place
     with pytest.raises(ConfigError, match="weights"):
         config.validate()
+
+
+def test_configs_compare_by_their_settings() -> None:
+    """Comparing two configs recursed forever through the embedding section's back-reference."""
+    first, second = MemoryConfig(), MemoryConfig()
+    assert first == second
+    second.embedding.batch_size = 8
+    assert first != second and first.embedding != second.embedding

@@ -11,6 +11,8 @@ import pytest
 from memory import MemoryConfig, MemoryManager
 from memory.errors import MemoryEngineError, StorageFullError
 
+pytestmark = pytest.mark.faults
+
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:

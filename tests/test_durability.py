@@ -203,6 +203,7 @@ def _forget_one(manager: MemoryManager, text: str) -> None:
     assert manager.flush()
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("tail", [b'{"id": "cut-by-a-full-disk", "layer": "temp', b""])
 def test_a_torn_last_archive_line_is_mended_before_the_next_append(config, tail: bytes) -> None:
     config.active.capacity = 1
@@ -229,6 +230,7 @@ def test_a_torn_last_archive_line_is_mended_before_the_next_append(config, tail:
         again.close()
 
 
+@pytest.mark.faults
 def test_a_chroma_folder_deleted_while_running_is_rebuilt_in_process(config) -> None:
     config.active.capacity = 1
     config.retrieval.mode = "quota"  # dense only: the rebuilt vectors must answer

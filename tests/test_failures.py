@@ -8,6 +8,7 @@ import threading
 import time
 
 import chromadb.api.models.Collection as chroma_collection
+import pytest
 from conftest import fill, sql, sql_count
 
 from memory import MemoryManager
@@ -47,6 +48,7 @@ def _outage_config(config):  # type: ignore[no-untyped-def]
     return config
 
 
+@pytest.mark.faults
 def test_outage_degrades_retrieval_to_empty_with_one_warning(make_manager, config, caplog) -> None:
     manager = make_manager(_outage_config(config))
     fill(manager, ["我对花生过敏", "第二句", "第三句"])
@@ -135,6 +137,7 @@ async def test_concurrent_records_retrievals_and_jobs_store_exactly_1000(make_ma
     assert state["summary_count"] >= 1
 
 
+@pytest.mark.faults
 def test_a_hung_index_call_never_blocks_the_caller_and_its_client_is_reopened(
     make_manager, config, monkeypatch, caplog
 ) -> None:

@@ -15,6 +15,8 @@ from conftest import fill
 from memory import InvalidInputError, MemoryManager
 from memory.errors import StaticMemoryError
 
+pytestmark = pytest.mark.faults
+
 
 def _static(config) -> Path:  # type: ignore[no-untyped-def]
     return Path(config.personas_dir) / "karin" / "static_memories"

@@ -103,6 +103,7 @@ def _open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+@pytest.mark.faults
 def test_close_releases_every_file_and_thread_it_opened(config) -> None:
     def cycle(i: int) -> None:
         with MemoryManager("karin", config) as manager:
@@ -119,6 +120,7 @@ def test_close_releases_every_file_and_thread_it_opened(config) -> None:
     assert (_open_fds(), threading.active_count()) == (fds, threads)
 
 
+@pytest.mark.faults
 def test_a_hundred_open_close_cycles_keep_memory_files_and_threads_flat(config, tmp_path) -> None:
     """In a fresh process: 100 open/close cycles grew resident memory 60 MB before (glibc kept
     the pages of Chroma's native threads); now less than 20 MB, and no file or thread is left."""

@@ -11,6 +11,8 @@ from conftest import fill
 
 from memory import MemoryConfig, MemoryManager
 
+pytestmark = pytest.mark.faults
+
 
 def _mount(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["mount", *args], capture_output=True, check=False)
