@@ -179,4 +179,3 @@ class MemoryConfig(BaseSettings):
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable view of the config."""
         return self.model_dump(mode="json")
-

@@ -35,6 +35,8 @@ INDEX_VERSION = 3
 """Version 2 kept forgotten (cold) memories in the keyword index; version 3 tags words by scope."""
 TAG_BYTES = 5
 """Digest bytes of a scope tag (40 bits: a collision only merges two scopes' statistics)."""
+MAX_QUERY_TERMS = 64
+"""A query keeps at most this many words, the rarest in the scope (a pasted page has hundreds)."""
 MIN_DOCS_FOR_DF = 20
 """Below this many memories every term is kept: frequencies mean little."""
 _TOKEN_FUNCTION = "persona_memory_tokens"
@@ -170,7 +172,7 @@ class CommonTerms:
 
     def filter(self, terms: list[str], scope: str | None = None) -> list[str]:
         """The terms (as indexed) that are not too common in ``scope`` (``None``: table-wide)."""
-        if not terms or self.max_ratio >= 1.0:
+        if not terms:
             return terms
         if scope is None:
             size = self._size("", lambda: int(self.query(f"SELECT COUNT(*) FROM {FTS_TABLE}", ())[0][0]))  # type: ignore[call-overload]
@@ -178,10 +180,11 @@ class CommonTerms:
             tag = scope_tag(scope)
             size = self._size(tag, lambda: self._doc_counts([tag]).get(tag, 0))
         if size < MIN_DOCS_FOR_DF:
-            return terms
+            return terms[:MAX_QUERY_TERMS]
         counts = self._doc_counts(sorted(set(terms)))
         limit = self.max_ratio * size
-        return [t for t in terms if counts.get(t, 0) <= limit]
+        kept = [t for t in terms if 0 < counts.get(t, 0) <= limit]  # a word in no memory matches none
+        return sorted(kept, key=lambda t: (counts[t], t))[:MAX_QUERY_TERMS]
 
 
 class KeywordIndex:

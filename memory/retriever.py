@@ -29,7 +29,7 @@ from memory.decay import DecayTick
 from memory.errors import StoreUnavailableError
 from memory.formatter import format_active_memories, format_profile, format_retrieved_memories, join_blocks
 from memory.layers.active import ActiveLayer
-from memory.layers.rag import RagLayer
+from memory.layers.rag import EMBED_MAX_CHARS, RagLayer
 from memory.model import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.profile import ProfileTable
 from memory.sync import IndexSync
@@ -124,7 +124,7 @@ class MemoryRetriever:
         active = self._active_window(user_id)
         facts = self._profile(user_id)
         try:
-            vector = self.embeddings.embed_query(query)
+            vector = self.embeddings.embed_query(query[:EMBED_MAX_CHARS])  # as memories are
             terms = self._keyword_terms(query)
             tick = self.db.tick_of(scope_of(user_id))
             found = self.search.rank(vector, terms, user_id, tick, limit)

@@ -152,3 +152,4 @@ def test_another_users_words_never_change_a_users_keyword_query(make_manager, co
     )
     assert _keyword_ranks(manager, "咖啡", "alice") == before
     assert all("Bob" not in text for text in _keyword_ranks(manager, "咖啡 latte", "alice"))
+

@@ -108,5 +108,3 @@ def entry_of(row: Sequence[object]) -> MemoryEntry:
 
 def marks(values: Sequence[object]) -> str:
     return ",".join("?" * len(values))
-
-
