@@ -52,7 +52,7 @@ class MemoryInspector:
     def indexed_ids(self, layer: Layer, user_id: str | None = None) -> set[str]:
         """The ids the vector index holds for a layer and user scope (its cold entries included:
         a forgotten memory keeps its vector, deep recall searches it)."""
-        return self._engine.rag_layers[layer].stores.for_scope(scope_of(user_id)).ids()
+        return self._engine.rag_layers[layer].stores.scope_ids(scope_of(user_id))
 
     def collection_names(self) -> set[str]:
         """Every vector collection of this persona on the backend."""

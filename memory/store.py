@@ -390,9 +390,14 @@ class VectorStore:
         result = self._call(lambda col: col.get(ids=list(ids), include=["embeddings"]))
         return {i: [float(x) for x in v] for i, v in zip(result["ids"], result["embeddings"], strict=True)}
 
-    def ids(self) -> set[str]:
-        """The ids the collection holds."""
-        return set(self._call(lambda col: col.get(include=[])["ids"]))
+    def ids(self, *, scope: str | None = None) -> set[str]:
+        """The ids the collection holds (of one scope, by its metadata: not for the reply path)."""
+        where = {"scope": scope} if scope is not None else None
+        return set(self._call(lambda col: col.get(where=where, include=[])["ids"]))
+
+    def ensure(self) -> None:
+        """Create the collection if it does not exist yet."""
+        self._call(lambda col: None)
 
     def drop(self) -> None:
         """Delete the collection (used by ``reindex``)."""

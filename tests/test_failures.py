@@ -30,7 +30,8 @@ def break_store(manager: MemoryManager) -> object:
     real = engine.backend._client
     engine.backend._client = FailingChroma()
     for layer in engine.rag_layers.values():
-        layer.stores.for_scope("")._collection = FailingChroma()
+        for name in layer.stores.cached_names() | {layer.stores.base_name}:
+            layer.stores.by_name(name)._collection = FailingChroma()
     return real
 
 
@@ -38,7 +39,8 @@ def heal_store(manager: MemoryManager, real: object) -> None:
     engine = manager._engine
     engine.backend._client = real
     for layer in engine.rag_layers.values():
-        layer.stores.for_scope("")._collection = None
+        for name in layer.stores.cached_names():
+            layer.stores.by_name(name)._collection = None
 
 
 def _outage_config(config):  # type: ignore[no-untyped-def]
@@ -149,17 +151,18 @@ def test_a_hung_index_call_never_blocks_the_caller_and_its_client_is_reopened(
     fill(manager, ["我对花生过敏", "第二句", "第三句"])
     manager.flush()
     release = threading.Event()
-    real_query, real_upsert = chroma_collection.Collection.query, chroma_collection.Collection.upsert
+    collection = chroma_collection.Collection
+    real = {name: getattr(collection, name) for name in ("query", "get", "upsert")}
 
-    def hung(real):  # type: ignore[no-untyped-def]
+    def hung(method):  # type: ignore[no-untyped-def]
         def call(self, *args, **kwargs):  # type: ignore[no-untyped-def]
             release.wait()
-            return real(self, *args, **kwargs)
+            return method(self, *args, **kwargs)
 
         return call
 
-    monkeypatch.setattr(chroma_collection.Collection, "query", hung(real_query))
-    monkeypatch.setattr(chroma_collection.Collection, "upsert", hung(real_upsert))
+    for name, method in real.items():
+        monkeypatch.setattr(collection, name, hung(method))
     with caplog.at_level(logging.WARNING, logger="memory"):
         started = time.monotonic()
         result = manager.retrieve_memories("前辈对什么过敏")
@@ -176,8 +179,8 @@ def test_a_hung_index_call_never_blocks_the_caller_and_its_client_is_reopened(
     store = manager.debug_state()["store"]
     assert store["breaker"]["state"] in {"open", "half_open"} and store["calls_timed_out"] >= 1
 
-    monkeypatch.setattr(chroma_collection.Collection, "query", real_query)
-    monkeypatch.setattr(chroma_collection.Collection, "upsert", real_upsert)
+    for name, method in real.items():
+        monkeypatch.setattr(collection, name, method)
     deadline = time.monotonic() + 15
     rag = ""
     while time.monotonic() < deadline and "spare key" not in rag:

@@ -66,6 +66,14 @@ class EntryTable(DerivedStates):
         rows = self.db.query("SELECT DISTINCT scope FROM entries WHERE layer = ?", (layer.value,))
         return [str(r[0]) for r in rows]
 
+    def home_ids(self, layer: Layer, scope: str) -> list[str]:
+        """Ids of one scope whose vectors the layer's collections hold (its cold ones included)."""
+        rows = self.db.query(
+            f"SELECT id FROM entries WHERE scope = ? AND {HOME}",
+            (scope, layer.value, Layer.ARCHIVED.value, layer.value),
+        )
+        return [str(r[0]) for r in rows]
+
     def ids_by_scope(self, layer: Layer) -> dict[str, set[str]]:
         """Ids whose vectors a layer's collections hold (its cold ones included), by scope."""
         grouped: dict[str, set[str]] = {}

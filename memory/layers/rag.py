@@ -15,8 +15,9 @@ from datetime import datetime
 from memory import keyword
 from memory.entries import EntryTable
 from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
-from memory.scoped import ScopedStores
+from memory.scoped import POOL_LIMIT, ScopedStores, nearest
 from memory.significance import significance_at
+from memory.store import StoreHit
 
 logger = logging.getLogger(__name__)
 
@@ -71,11 +72,22 @@ class RagLayer:
         """Up to ``depth`` live entries nearest to ``vector``, best first (score = similarity)."""
         if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
             return []  # an empty collection still costs a query
-        hits = self.stores.for_scope(scope_of(user_id)).search(vector, depth)
+        hits = self._nearest(vector, depth, scope_of(user_id))
         # SQLite is the truth: it says whether a vector's entry is hot here or cold (forgotten
         # from here: deep recall); an id SQLite does not hold is skipped
         by_id = {e.id: e for e in self.table.by_ids(None, [h.id for h in hits]) if self.accepts(e)}
         return [self._found(by_id[h.id], h.similarity, tick) for h in hits if h.id in by_id]
+
+    def _nearest(self, vector: Vector, depth: int, scope: str) -> list[StoreHit]:
+        """HNSW search of a scope's own collection, or an exact ranking of a pooled scope's
+        vectors read by id (see :mod:`memory.scoped`)."""
+        if self.stores.pooled(scope):
+            ids = self.table.home_ids(self.layer, scope)
+            if len(ids) > POOL_LIMIT:  # another process may have moved it out: look again
+                self.stores.forget_layout()
+            if self.stores.pooled(scope):
+                return nearest(vector, self.stores.for_scope(scope).vectors(ids), depth)
+        return self.stores.for_scope(scope).search(vector, depth)
 
     def accepts(self, entry: MemoryEntry) -> bool:
         """Whether a search of this layer may return ``entry``: it is live here, or it is this
@@ -153,6 +165,10 @@ class RagLayer:
                 return total
 
     def _index_scope(self, scope: str, group: list[MemoryEntry]) -> None:
+        if self.stores.pooled(scope):
+            ids = self.table.home_ids(self.layer, scope)
+            if len(ids) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
+                self.stores.promote(scope, ids)
         # the embedder reads a few hundred words at most: a longer text costs memory, not meaning
         texts = [e.index_text[:EMBED_MAX_CHARS] for e in group]
         self.stores.for_scope(scope).add([e.id for e in group], texts, [self.metadata(e) for e in group])
@@ -167,8 +183,12 @@ class RagLayer:
         Returns:
             (added, removed) counts.
         """
+        by_scope = self.table.ids_by_scope(self.layer)
+        for scope, ids in by_scope.items():  # scopes that outgrew the pool (or an older layout)
+            if len(ids) > POOL_LIMIT and self.stores.pooled(scope):
+                self.stores.promote(scope, sorted(ids))
         live: dict[str, set[str]] = {}
-        for scope, ids in self.table.ids_by_scope(self.layer).items():
+        for scope, ids in by_scope.items():
             live.setdefault(self.stores.name_of(scope), set()).update(ids)
         missing: list[str] = []
         removed = 0
@@ -190,4 +210,5 @@ class RagLayer:
         """Delete every collection of this layer and mark its rows pending (``reindex``)."""
         for name in self.stores.existing_names() | self.stores.cached_names():
             self.stores.by_name(name).drop()
+        self.stores.forget_layout()
         self.table.set_index_state(self.layer, None, IndexState.PENDING)
