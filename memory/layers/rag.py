@@ -154,24 +154,33 @@ class RagLayer:
             batch = self.table.pending_index(self.layer, limit)
             if not batch:
                 return total
-            by_scope: dict[str, list[MemoryEntry]] = {}
-            for entry in batch:
-                by_scope.setdefault(scope_of(entry.user_id), []).append(entry)
-            for scope, group in by_scope.items():
-                self._index_scope(scope, group)
+            self._index_batch(batch)
             self.table.set_index_state(self.layer, [e.id for e in batch], IndexState.INDEXED)
             total += len(batch)
             if once:
                 return total
 
-    def _index_scope(self, scope: str, group: list[MemoryEntry]) -> None:
-        if self.stores.pooled(scope):
-            ids = self.table.home_ids(self.layer, scope)
-            if len(ids) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
-                self.stores.promote(scope, ids)
+    def _index_batch(self, batch: list[MemoryEntry]) -> None:
+        """One embedding call for the batch, then one upsert per collection it touches (a batch
+        of many light users is one upsert into the pooled collection, not one per user)."""
+        by_scope: dict[str, list[MemoryEntry]] = {}
+        for entry in batch:
+            by_scope.setdefault(scope_of(entry.user_id), []).append(entry)
+        for scope in by_scope:
+            if self.stores.pooled(scope):
+                ids = self.table.home_ids(self.layer, scope)
+                if len(ids) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
+                    self.stores.promote(scope, ids)
         # the embedder reads a few hundred words at most: a longer text costs memory, not meaning
-        texts = [e.index_text[:EMBED_MAX_CHARS] for e in group]
-        self.stores.for_scope(scope).add([e.id for e in group], texts, [self.metadata(e) for e in group])
+        embedded = self.stores.embeddings.embed_documents([e.index_text[:EMBED_MAX_CHARS] for e in batch])
+        vectors = {e.id: v for e, v in zip(batch, embedded, strict=True)}
+        by_name: dict[str, list[MemoryEntry]] = {}
+        for scope, group in by_scope.items():
+            by_name.setdefault(self.stores.name_of(scope), []).extend(group)
+        for name, group in by_name.items():
+            ids = [e.id for e in group]
+            metadatas = [self.metadata(e) for e in group]
+            self.stores.by_name(name).add(ids, [""] * len(ids), metadatas, vectors=vectors)
 
     def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
         """The Chroma metadata of an entry: its scope and creation time."""
