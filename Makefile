@@ -29,6 +29,7 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench users
 
 bench-quality: setup
 	$(BIN)/python -m bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json

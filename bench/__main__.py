@@ -1,4 +1,4 @@
-"""``python -m bench [perf options]``, ``python -m bench quality|retention|tokenizers|tiers [...]``.
+"""``python -m bench [perf options]``, ``python -m bench quality|retention|tokenizers|tiers|users [...]``.
 
 The perf benchmark (default) prints one table of figures measured in this run, next to their
 targets; ``quality`` runs the LoCoMo quality benchmark (:mod:`bench.quality`), ``retention`` the
@@ -214,7 +214,7 @@ def _perf(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Dispatch: ``quality``, ``retention`` or ``tokenizers`` to that module's ``main``, else perf."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("quality", "retention", "tokenizers", "tiers", "importance"):
+    if args and args[0] in ("quality", "retention", "tokenizers", "tiers", "importance", "users"):
         module = importlib.import_module(f"bench.{args[0]}")  # lazy: heavy
         return int(module.main(args[1:]))
     if args and args[0] == "perf":
