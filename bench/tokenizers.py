@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from memory import keyword
+from memory import tokens
 from memory.config import MemoryConfig
 from memory.demo import load_sample, timeline
 from memory.manager import MemoryManager
@@ -44,7 +44,7 @@ def measure(tokenizer: str, personas_dir: Path) -> dict[str, float]:
         keyword_hits = hybrid_hits = 0
         started = time.perf_counter()
         for question in sample["questions"]:
-            terms = keyword.query_terms(question["query"], tokenizer)
+            terms = tokens.query_terms(question["query"], tokenizer)
             texts: list[str] = []
             for layer in ("temporary", "summary"):
                 hits = manager._engine.retriever.keywords.search(terms, layer=layer, scope="", limit=3)
@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
     for column in ("tokenizer", "questions", "found by keywords alone (top 3)", "found by hybrid",
                    "keyword query ms"):
         table.add_column(column)
-    for tokenizer in (keyword.JIEBA, keyword.TRIGRAM):
+    for tokenizer in (tokens.JIEBA, tokens.TRIGRAM):
         row = measure(tokenizer, personas_dir)
         table.add_row(tokenizer, str(int(row["questions"])), str(int(row["keyword_only_top3"])),
                       str(int(row["hybrid"])), f"{row['keyword_query_ms']:.2f}")

@@ -1,8 +1,8 @@
 """Keyword index beside the vectors: SQLite FTS5 with ``bm25()`` ranking, in the entries database.
 
-Chinese has no spaces, so text is segmented before FTS5 sees it: with ``jieba`` (default; its
-dictionary ships in the package) into words joined by spaces for FTS5's ``unicode61`` tokenizer,
-or with FTS5's own ``trigram`` tokenizer on the raw text. Triggers keep the index in step with the
+Text is segmented before FTS5 sees it (:mod:`memory.tokens`): with ``jieba`` (default) into
+words joined by spaces for FTS5's ``unicode61`` tokenizer, or with FTS5's own ``trigram``
+tokenizer on the raw text. Triggers keep the index in step with the
 ``entries`` table inside the same transactions, so the keyword index is never behind.
 
 Statistics per user scope (jieba mode): every indexed word carries a short tag of its row's scope
@@ -15,9 +15,6 @@ reads only that scope's postings, so its cost does not grow with the number of u
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import re
 import sqlite3
 import threading
 import time
@@ -26,105 +23,23 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from memory.model import Layer
+from memory.tokens import JIEBA, TRIGRAM, index_tokens, load_jieba, query_terms, scope_tag, scoped
 
-JIEBA = "jieba"
-TRIGRAM = "trigram"
 FTS_TABLE = "entries_fts"
 VOCAB_TABLE = "entries_fts_vocab"
 INDEX_VERSION = 3
 """Version 2 kept forgotten (cold) memories in the keyword index; version 3 tags words by scope."""
-TAG_BYTES = 5
-"""Digest bytes of a scope tag (40 bits: a collision only merges two scopes' statistics)."""
 MAX_QUERY_TERMS = 64
 """A query keeps at most this many words, the rarest in the scope (a pasted page has hundreds)."""
+MAX_SCORED = 1000
+"""Memories a keyword match scores at most: bm25 costs about a microsecond per matching memory,
+so a word in 25,000 of a user's memories made each search 20 ms. The rarest words are kept
+within this budget of their document counts; a single word past it scores its newest matches."""
 MIN_DOCS_FOR_DF = 20
 """Below this many memories every term is kept: frequencies mean little."""
 _TOKEN_FUNCTION = "persona_memory_tokens"
 
-_WORD = re.compile(r"\w", re.UNICODE)
-_PIECES = re.compile(r"[\W_]+", re.UNICODE)
-"""What FTS5's unicode61 tokenizer splits on (underscore included)."""
-STOPWORDS = frozenset(
-    "的 了 是 我 你 他 她 它 们 在 有 和 就 不 也 都 这 那 吗 呢 吧 啊 呀 哦 嗯 么 什么 怎么 哪里 哪 "
-    "一个 一下 没有 还 又 很 对 把 被 给 让 跟 要 会 能 说 想 去 过 着 到 从 用 为 与 及 而 之 其 "
-    "a an the is are was were be been am do does did to of in on at for and or but with by from "
-    "what which who whom where when how why that this these those it its i you he she we they me "
-    "my your his her our their user karin 用户".split()
-)
-
 QueryFn = Callable[[str, tuple[object, ...]], list[tuple[object, ...]]]
-
-_jieba_lock = threading.Lock()
-_jieba_ready = False
-
-
-def _jieba_cut(text: str, cache_dir: Path | None = None) -> list[str]:
-    global _jieba_ready
-    import jieba
-
-    if not _jieba_ready:
-        with _jieba_lock:
-            if not _jieba_ready:
-                jieba.setLogLevel(logging.WARNING)
-                if cache_dir is not None:
-                    jieba.dt.tmp_dir = str(cache_dir)
-                jieba.initialize()
-                _jieba_ready = True
-    return list(jieba.cut_for_search(text))
-
-
-def words(text: str, cache_dir: Path | None = None) -> list[str]:
-    """Lower-cased word tokens of ``text`` (jieba segmentation; punctuation dropped)."""
-    return [w.lower() for w in (t.strip() for t in _jieba_cut(text, cache_dir)) if w and _WORD.search(w)]
-
-
-def scope_tag(scope: str) -> str:
-    """The token prefix of a scope: ``s`` and a hex digest (letters and digits only)."""
-    return "s" + hashlib.blake2b(scope.encode("utf-8"), digest_size=TAG_BYTES).hexdigest()
-
-
-def scoped(scope: str, terms: Iterable[str]) -> list[str]:
-    """Terms as they are indexed in ``scope``: each word piece FTS5 would see, tagged."""
-    tag = scope_tag(scope)
-    return [tag + piece for term in terms for piece in _PIECES.split(term) if piece]
-
-
-def index_tokens(scope: str, text: str) -> str:
-    """The jieba-mode FTS5 column of a row: its scope tag, then its words tagged (prepared
-    segmentation first)."""
-    with _prepared_lock:
-        ready = _prepared.pop(text, None)
-    joined = ready if ready is not None else " ".join(words(text))
-    return " ".join([scope_tag(scope), *scoped(scope, joined.split())])
-
-
-_prepared: dict[str, str] = {}
-_prepared_lock = threading.Lock()
-PREPARED_LIMIT = 10_000
-"""Prepared token strings kept at most (an unused one is dropped once there are more)."""
-
-
-def indexed_value(note: str | None, content: str) -> str:
-    """The text the FTS triggers index for a row: ``coalesce(note, '') || ' ' || content``."""
-    return f"{note or ''} {content}"
-
-
-def prepare(texts: Iterable[str]) -> None:
-    """Segment texts now, before a write transaction, so the triggers inside it only look the
-    tokens up: one large message then never holds the database lock while jieba reads it."""
-    ready = {text: " ".join(words(text)) for text in texts}
-    with _prepared_lock:
-        if len(_prepared) + len(ready) > PREPARED_LIMIT:
-            _prepared.clear()
-        _prepared.update(ready)
-
-
-def query_terms(query: str, tokenizer: str) -> set[str]:
-    """The terms a query is matched on: trigrams, or jieba words minus stop words."""
-    if tokenizer == TRIGRAM:
-        runs = [w for w in re.findall(r"\w+", query.lower()) if len(w) >= 3]
-        return {run[i : i + 3] for run in runs for i in range(len(run) - 2)}
-    return {w for w in words(query) if w not in STOPWORDS}
 
 
 def _match_expression(terms: Iterable[str]) -> str:
@@ -170,21 +85,30 @@ class CommonTerms:
         rows = self.query(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({marks})", tuple(terms))
         return {str(term): int(doc) for term, doc in rows}  # type: ignore[call-overload]
 
-    def filter(self, terms: list[str], scope: str | None = None) -> list[str]:
-        """The terms (as indexed) that are not too common in ``scope`` (``None``: table-wide)."""
+    def filter(self, terms: list[str], scope: str | None = None) -> tuple[list[str], int]:
+        """The terms (as indexed) to match in ``scope`` (``None``: table-wide), with the number
+        of matches they may have: words not too common there, rarest first, within
+        :data:`MAX_SCORED` matches (always at least the rarest word)."""
         if not terms:
-            return terms
+            return terms, 0
         if scope is None:
             size = self._size("", lambda: int(self.query(f"SELECT COUNT(*) FROM {FTS_TABLE}", ())[0][0]))  # type: ignore[call-overload]
         else:
             tag = scope_tag(scope)
             size = self._size(tag, lambda: self._doc_counts([tag]).get(tag, 0))
         if size < MIN_DOCS_FOR_DF:
-            return terms[:MAX_QUERY_TERMS]
+            return terms[:MAX_QUERY_TERMS], size
         counts = self._doc_counts(sorted(set(terms)))
         limit = self.max_ratio * size
         kept = [t for t in terms if 0 < counts.get(t, 0) <= limit]  # a word in no memory matches none
-        return sorted(kept, key=lambda t: (counts[t], t))[:MAX_QUERY_TERMS]
+        chosen: list[str] = []
+        matches = 0
+        for term in sorted(kept, key=lambda t: (counts[t], t))[:MAX_QUERY_TERMS]:
+            if chosen and matches + counts[term] > MAX_SCORED:
+                break
+            chosen.append(term)
+            matches += counts[term]
+        return chosen, matches
 
 
 class KeywordIndex:
@@ -211,10 +135,18 @@ class KeywordIndex:
     ) -> list[tuple[str, float]]:
         """``(entry id, bm25 score)`` of one scope's entries in ``layer``, best first."""
         if self.tokenizer == TRIGRAM:
-            chosen = self.common.filter(sorted(terms))
+            chosen, matches = self.common.filter(sorted(terms))
         else:
-            chosen = self.common.filter(scoped(scope, sorted(terms)), scope)
-        return search(self.query, terms=chosen, layer=layer, scope=scope, limit=limit, with_cold=with_cold)
+            chosen, matches = self.common.filter(scoped(scope, sorted(terms)), scope)
+        return search(
+            self.query,
+            terms=chosen,
+            layer=layer,
+            scope=scope,
+            limit=limit,
+            with_cold=with_cold,
+            newest=MAX_SCORED if matches > MAX_SCORED else None,
+        )
 
 
 def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
@@ -229,7 +161,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         _TOKEN_FUNCTION, 2, lambda scope, text: index_tokens(scope or "", text or ""), deterministic=True
     )
     if cache_dir is not None and tokenizer == JIEBA:
-        _jieba_cut("", cache_dir)
+        load_jieba(cache_dir)
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
     version = f"{tokenizer}/{INDEX_VERSION}"
     rebuild = row is None or row[0] != version
@@ -279,6 +211,7 @@ def search(
     scope: str | None,
     limit: int,
     with_cold: bool = False,
+    newest: int | None = None,
 ) -> list[tuple[str, float]]:
     """``(entry id, bm25 score)`` of entries matching any term, best first.
 
@@ -286,10 +219,20 @@ def search(
 
     Args:
         with_cold: also rank the layer's forgotten (archived) entries, in the same ranking.
+        newest: score only the newest this many matches (FTS5 reads them backwards by rowid).
     """
     expression = _match_expression(terms)
     if not expression:
         return []
+    floor_clause = ""
+    floor: list[object] = []
+    if newest is not None:
+        rows = query(
+            f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (expression, newest - 1),
+        )
+        if rows:
+            floor_clause, floor = f"AND {FTS_TABLE}.rowid >= ?", [rows[0][0]]
     layer_clause = "+e.layer = ?"
     params: list[object] = [expression, layer]
     if with_cold:
@@ -302,7 +245,7 @@ def search(
     rows = query(
         f"SELECT e.id, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
         f"CROSS JOIN entries e ON e.seq = {FTS_TABLE}.rowid "  # matches first, then their rows
-        f"WHERE {FTS_TABLE} MATCH ? AND {layer_clause} {scope_clause} ORDER BY rank LIMIT ?",
-        (*params, limit),
+        f"WHERE {FTS_TABLE} MATCH ? {floor_clause} AND {layer_clause} {scope_clause} ORDER BY rank LIMIT ?",
+        (params[0], *floor, *params[1:], limit),
     )
     return [(str(entry_id), -float(rank)) for entry_id, rank in rows]  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
-from memory import keyword
+from memory import tokens
 from memory.config import MemoryConfig
 from memory.db import Database
 from memory.entries import EntryTable
@@ -80,8 +80,8 @@ class Recorder:
             How many interactions were new (an id already recorded is left as it is).
         """
         entries = [self._entry_of(i) for i in interactions]
-        if self.config.retrieval.keyword_tokenizer == keyword.JIEBA:
-            keyword.prepare(keyword.indexed_value(e.note, e.content) for e in entries)
+        if self.config.retrieval.keyword_tokenizer == tokens.JIEBA:
+            tokens.prepare(tokens.indexed_value(e.note, e.content) for e in entries)
         with self.db.transaction() as conn:
             new = self.journal.append(conn, interactions)
             self.active.append(conn, entries)
@@ -103,9 +103,9 @@ class Recorder:
         """Store what the model said of an interaction: its one-line note beside the raw text
         (re-indexed if already searchable) and its importance (noise: 0)."""
         judged = 0.0 if not gate.remember else gate.importance
-        if gate.note and self.config.retrieval.keyword_tokenizer == keyword.JIEBA:
+        if gate.note and self.config.retrieval.keyword_tokenizer == tokens.JIEBA:
             entries = self.active.table.by_ids(None, [interaction_id])  # re-indexed with the note
-            keyword.prepare(keyword.indexed_value(gate.note, e.content) for e in entries)
+            tokens.prepare(tokens.indexed_value(gate.note, e.content) for e in entries)
         with self.db.transaction() as conn:
             if gate.note:
                 self.journal.set_note(conn, interaction_id, gate.note)

@@ -45,6 +45,7 @@ RANKS: list[set[str]] = [
         "persona",
         "importance",
         "deadline",
+        "tokens",
     },
     {"config_sections"},
     {"config", "db", "keyword", "importer", "extractive"},

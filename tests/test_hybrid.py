@@ -6,8 +6,9 @@ import pytest
 from conftest import fill
 
 from memory import MemoryManager
-from memory.keyword import query_terms, words
 from memory.store import VectorStore
+from memory import keyword
+from memory.tokens import query_terms, words
 
 REDIS = "Deployed 3-node redis cluster, config at /opt/redis/"
 
@@ -153,3 +154,24 @@ def test_another_users_words_never_change_a_users_keyword_query(make_manager, co
     assert _keyword_ranks(manager, "咖啡", "alice") == before
     assert all("Bob" not in text for text in _keyword_ranks(manager, "咖啡 latte", "alice"))
 
+
+
+def test_a_keyword_search_scores_a_bounded_number_of_memories(make_manager, config, monkeypatch) -> None:
+    """bm25 costs per matching memory, so a match scores at most ``MAX_SCORED`` of them: the
+    query's rarest words within that budget, and only the newest matches of a word past it
+    (at 100,000 memories a common word made every retrieval 10 ms slower)."""
+    monkeypatch.setattr(keyword, "MAX_SCORED", 8)
+    config = _hybrid(config)
+    config.retrieval.keyword_max_df = 1.0
+    manager = make_manager(config)
+    texts = [f"第{i}杯咖啡，今天的心情编号{i}" for i in range(30)]
+    texts[3] = "喝第三杯咖啡的时候学会了弹吉他"
+    manager.import_interactions({"user_input": t, "response": "好的", "user_id": "alice"} for t in texts)
+
+    def found(query: str) -> list[str]:  # the persona's own memories mention 吉他 too
+        return [text for text in _keyword_ranks(manager, query, "alice") if text.startswith("用户：")]
+
+    assert found("咖啡和吉他") == ["用户：喝第三杯咖啡的时候学会了弹吉他"]
+    newest = {f"用户：第{i}杯咖啡，今天的心情编号{i}" for i in range(22, 30)}
+    coffee = set(found("咖啡"))
+    assert coffee and coffee <= newest

@@ -8,7 +8,6 @@ rows, and by :meth:`RagLayer.repair` at start. A search returns only rows SQLite
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -24,12 +23,6 @@ logger = logging.getLogger(__name__)
 Vector = list[float]
 EMBED_MAX_CHARS = 2000
 """Characters of a memory embedded (the keyword index still reads all of it)."""
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
 
 
 class RagLayer:
@@ -136,11 +129,8 @@ class RagLayer:
             return []
         live = [e for e in self.table.by_ids(None, ids) if self.accepts(e)]
         vectors = self.stores.for_scope(scope_of(user_id)).vectors([e.id for e in live]) if live else {}
-        found = []
-        for entry in live:
-            stored = vectors.get(entry.id)
-            found.append(self._found(entry, _cosine(vector, stored) if stored is not None else 0.0, tick))
-        return found
+        similarity = {hit.id: hit.similarity for hit in nearest(vector, vectors, len(vectors))}
+        return [self._found(entry, similarity.get(entry.id, 0.0), tick) for entry in live]
 
     def index_pending(self, limit: int = 2000, *, once: bool = False) -> int:
         """Embed live entries not yet in the vector index; returns how many were indexed.
