@@ -1,12 +1,13 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: setup demo test lint bench bench-quality chroma reindex clean
+.PHONY: setup postgres-binaries demo test lint bench bench-quality chroma reindex clean
 
 setup: $(STAMP)
 
@@ -14,13 +15,19 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,postgres]'
 	touch $(STAMP)
+
+# the tests start their own PostgreSQL servers from Debian's binaries
+postgres-binaries:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || \
+		{ echo "installing Debian's postgresql (server binaries for the tests)"; \
+		  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql; }
 
 demo: setup
 	$(BIN)/python -m memory demo --persona karin
 
-test: setup
+test: setup postgres-binaries
 	$(BIN)/python -m pytest -q
 
 lint: setup

@@ -18,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    SecretStr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -35,6 +36,13 @@ class RetrievalMode(StrEnum):
     QUOTA = "quota"
     WEIGHTED = "weighted"
     HYBRID = "hybrid"
+
+
+class RecordKind(StrEnum):
+    """The system of record: an embedded SQLite file, or a PostgreSQL server."""
+
+    SQLITE = "sqlite"
+    POSTGRES = "postgres"
 
 
 class StoreMode(StrEnum):
@@ -198,6 +206,10 @@ class EmbeddingConfig(Section):
 class StoreConfig(Section):
     """The Chroma vector index: embedded (persistent) or a Chroma server (http)."""
 
+    record: RecordKind = Field(RecordKind.SQLITE, description="system of record: sqlite or postgres")
+    postgres_dsn: SecretStr = Field(
+        SecretStr(""), description="postgres record: libpq URL, e.g. postgresql://bot@db.internal/memory"
+    )
     mode: StoreMode = Field(StoreMode.PERSISTENT, description="persistent or http")
     host: str = Field("127.0.0.1", min_length=1, description="http mode: server host")
     port: Int = Field(8000, gt=0, lt=65536, description="http mode: server port")

@@ -1,11 +1,15 @@
-"""SQLite (WAL) system of record: the connection, transactions, bookkeeping and decay clocks.
+"""The system of record: transactions, bookkeeping and decay clocks, over SQLite (WAL) here.
 
 One database per persona. Chroma is derived from it. All writes go through
-:meth:`Database.transaction`, one ``BEGIN IMMEDIATE`` ... ``COMMIT`` under a process-wide lock.
+:meth:`Database.transaction`. :class:`Database` holds what every engine shares (the SQL of the
+``meta`` and ``clock`` tables, the read helpers); :class:`SqliteDatabase` is the embedded one:
+one ``BEGIN IMMEDIATE`` ... ``COMMIT`` under a process-wide lock. SQL is written once, in
+SQLite's spelling with ``?`` placeholders; another engine translates it (:func:`portable`).
 """
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import fcntl
 import logging
@@ -13,9 +17,10 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 from memory.errors import StorageFullError, StoreError, StoreLockedError
 
@@ -26,8 +31,59 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS clock (scope TEXT PRIMARY KEY, tick INTEGER NOT NULL);
 """
 
-Installer = Callable[[sqlite3.Connection], object]
+
+
+class Cursor(Protocol):
+    """The result of one statement (sqlite3's and psycopg's cursors both fit)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+class Connection(Protocol):
+    """What a write transaction and an installer are given: statements in SQLite's spelling."""
+
+    dialect: str
+    """``"sqlite"`` or ``"postgres"``."""
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> Cursor: ...
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> Cursor: ...
+
+    def script(self, sql: str) -> None:
+        """Run statements separated by ``;`` (schema), without parameters."""
+
+    def columns(self, table: str) -> set[str]:
+        """The column names of a table (empty when it does not exist)."""
+
+
+Installer = Callable[[Connection], object]
 """Creates (or migrates) the tables of one owner module when the database is opened."""
+
+
+class SqliteConnection:
+    """A :class:`Connection` over one ``sqlite3`` connection."""
+
+    dialect = "sqlite"
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.raw = conn
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> Cursor:
+        return self.raw.execute(sql, tuple(params))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> Cursor:
+        return self.raw.executemany(sql, rows)
+
+    def script(self, sql: str) -> None:
+        self.raw.executescript(sql)
+
+    def columns(self, table: str) -> set[str]:
+        return {str(r[1]) for r in self.raw.execute(f"PRAGMA table_info({table})").fetchall()}
 
 
 def from_epoch(seconds: float) -> datetime:
@@ -71,11 +127,93 @@ class FolderLock:
             self._fd = None
 
 
-class Database:
-    """The SQLite database of one persona: connection, transactions, bookkeeping, decay clocks.
+class Database(abc.ABC):
+    """The database of one persona: transactions, reads, bookkeeping, decay clocks.
 
     Owns the ``meta`` and ``clock`` tables; every other table is created by the module that owns
-    it, through the ``installers`` run when the file is opened.
+    it, through the ``installers`` run when the database is opened. Subclasses provide the
+    connection: :meth:`transaction`, :meth:`query`, :attr:`total_changes` and :meth:`close`.
+    """
+
+    SCHEMA = _SCHEMA
+    location = ""
+    """Where the record lives, for messages (a file path, or a server and database)."""
+
+    @abc.abstractmethod
+    def transaction(self) -> contextlib.AbstractContextManager[Connection]:
+        """One write transaction; commits on success, rolls back on any exception."""
+
+    @abc.abstractmethod
+    def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        """Run a read query and return all rows."""
+
+    @property
+    @abc.abstractmethod
+    def total_changes(self) -> int:
+        """Rows written through this database since it opened (to check what a call writes)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the connection (idempotent)."""
+
+    def writable(self) -> bool:
+        """Whether a write could be accepted now (as far as can be told without writing)."""
+        return True
+
+    def scalar(self, sql: str, params: Sequence[object] = ()) -> object:
+        """Run a read query returning one value (``None`` when there is no row)."""
+        rows = self.query(sql, params)
+        return rows[0][0] if rows else None
+
+    def count(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run a ``SELECT COUNT(*)`` style query and return the number."""
+        value = self.scalar(sql, params)
+        return int(value) if isinstance(value, (int, float)) else 0
+
+    def get_meta(self, key: str) -> str | None:
+        """A bookkeeping value (last summary time...) or ``None``."""
+        value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if value is None else str(value)
+
+    def set_meta(self, key: str, value: str, conn: Connection | None = None) -> None:
+        """Store a bookkeeping value (in ``conn``'s transaction, or its own)."""
+        sql = (
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+        )
+        if conn is not None:
+            conn.execute(sql, (key, value))
+            return
+        with self.transaction() as own:
+            own.execute(sql, (key, value))
+
+    def tick_of(self, scope: str) -> int:
+        """The current tick of a scope's decay clock (0 before its first retrieval)."""
+        return self.count("SELECT tick FROM clock WHERE scope = ?", (scope,))
+
+    @staticmethod
+    def tick_in(conn: Connection, scope: str) -> int:
+        """The current tick of a scope's clock, read inside a write transaction."""
+        row = conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()
+        return int(row[0]) if row else 0
+
+    @staticmethod
+    def advance_clock(conn: Connection, scope: str) -> int:
+        """Advance a scope's clock by one tick inside a write transaction; returns the new tick."""
+        row = conn.execute(
+            "INSERT INTO clock(scope, tick) VALUES (?, 1) "
+            "ON CONFLICT(scope) DO UPDATE SET tick = clock.tick + 1 RETURNING tick",
+            (scope,),
+        ).fetchone()
+        return int(row[0])
+
+    def clock_scopes(self) -> list[str]:
+        """Every scope whose clock has ticked."""
+        return [str(r[0]) for r in self.query("SELECT scope FROM clock ORDER BY scope")]
+
+
+
+class SqliteDatabase(Database):
+    """The embedded record: one SQLite file (WAL) per persona.
 
     Raises:
         StoreError: the file exists but is not a readable SQLite database; it is left untouched.
@@ -85,6 +223,7 @@ class Database:
         self, path: Path, *, synchronous: str = "NORMAL", installers: Sequence[Installer] = ()
     ) -> None:
         self.path = path
+        self.location = str(path)
         self._lock = threading.RLock()
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -97,10 +236,11 @@ class Database:
             check = self._conn.execute("PRAGMA quick_check").fetchone()
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
-            self._conn.executescript(_SCHEMA)
+            self._wrapped = SqliteConnection(self._conn)
+            self._wrapped.script(self.SCHEMA)
             with self._lock:
                 for install in installers:
-                    install(self._conn)
+                    install(self._wrapped)
         except sqlite3.OperationalError as exc:
             with contextlib.suppress(Exception):
                 self._conn.close()
@@ -115,13 +255,13 @@ class Database:
             ) from exc
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[Connection]:
         """One write transaction; commits on success, rolls back on any exception."""
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
-                    yield self._conn
+                    yield self._wrapped
                 except BaseException:
                     with contextlib.suppress(sqlite3.Error):
                         self._conn.execute("ROLLBACK")
@@ -155,66 +295,20 @@ class Database:
             )
         return None
 
+    def writable(self) -> bool:
+        """Whether the file may be written (a read-only folder or file says no)."""
+        return os.access(self.path, os.W_OK)
+
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Run a read query and return all rows."""
         with self._lock:
             return list(self._conn.execute(sql, tuple(params)).fetchall())
-
-    def scalar(self, sql: str, params: Sequence[object] = ()) -> object:
-        """Run a read query returning one value (``None`` when there is no row)."""
-        rows = self.query(sql, params)
-        return rows[0][0] if rows else None
-
-    def count(self, sql: str, params: Sequence[object] = ()) -> int:
-        """Run a ``SELECT COUNT(*)`` style query and return the number."""
-        value = self.scalar(sql, params)
-        return int(value) if isinstance(value, (int, float)) else 0
 
     @property
     def total_changes(self) -> int:
         """Rows written through this connection since it opened (to check what a call writes)."""
         with self._lock:
             return self._conn.total_changes
-
-    def get_meta(self, key: str) -> str | None:
-        """A bookkeeping value (last summary time...) or ``None``."""
-        value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
-        return None if value is None else str(value)
-
-    def set_meta(self, key: str, value: str, conn: sqlite3.Connection | None = None) -> None:
-        """Store a bookkeeping value (in ``conn``'s transaction, or its own)."""
-        sql = (
-            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-        )
-        if conn is not None:
-            conn.execute(sql, (key, value))
-            return
-        with self.transaction() as own:
-            own.execute(sql, (key, value))
-
-    def tick_of(self, scope: str) -> int:
-        """The current tick of a scope's decay clock (0 before its first retrieval)."""
-        return self.count("SELECT tick FROM clock WHERE scope = ?", (scope,))
-
-    @staticmethod
-    def tick_in(conn: sqlite3.Connection, scope: str) -> int:
-        """The current tick of a scope's clock, read inside a write transaction."""
-        row = conn.execute("SELECT tick FROM clock WHERE scope = ?", (scope,)).fetchone()
-        return int(row[0]) if row else 0
-
-    @staticmethod
-    def advance_clock(conn: sqlite3.Connection, scope: str) -> int:
-        """Advance a scope's clock by one tick inside a write transaction; returns the new tick."""
-        row = conn.execute(
-            "INSERT INTO clock(scope, tick) VALUES (?, 1) "
-            "ON CONFLICT(scope) DO UPDATE SET tick = tick + 1 RETURNING tick",
-            (scope,),
-        ).fetchone()
-        return int(row[0])
-
-    def clock_scopes(self) -> list[str]:
-        """Every scope whose clock has ticked."""
-        return [str(r[0]) for r in self.query("SELECT scope FROM clock ORDER BY scope")]
 
     def close(self) -> None:
         """Checkpoint the WAL and close (idempotent)."""

@@ -12,20 +12,23 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import Runnable
 
 from memory import entries as entry_table
-from memory import journal, keyword
+from memory import journal, keyword, pg_keyword
 from memory import profile as profile_table
 from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
-from memory.db import Database, FolderLock
+from memory.config_sections import RecordKind
+from memory.db import Database, FolderLock, SqliteDatabase
 from memory.decay import DecayTick
 from memory.embeddings import get_embeddings
 from memory.entries import EntryTable
+from memory.errors import ConfigError
 from memory.jobs import SummaryJobs
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
@@ -43,6 +46,7 @@ from memory.scoped import ScopedStores
 from memory.store import ChromaBackend, cap_malloc_arenas
 from memory.summarizer import Summarizer, load_model_factory
 from memory.sync import IndexSync
+from memory.tokens import JIEBA
 
 Job = Callable[[], Awaitable[object]]
 
@@ -116,6 +120,29 @@ def open_engine(
         raise
 
 
+def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Database, ModuleType]:
+    """The system of record (SQLite file or Postgres schema) and its keyword index module."""
+    installers = (journal.install, entry_table.install, profile_table.install)
+    tokenizer, jieba_cache = config.retrieval.keyword_tokenizer, data_dir
+    if config.store.record == RecordKind.POSTGRES:
+        dsn = config.store.postgres_dsn.get_secret_value()
+        if not dsn:
+            raise ConfigError("store.postgres_dsn", "is required when store.record = 'postgres'")
+        if tokenizer != JIEBA:
+            raise ConfigError("retrieval.keyword_tokenizer", "the Postgres record indexes with jieba only")
+        from memory.postgres import PostgresDatabase  # psycopg is an optional extra
+
+        install = functools.partial(pg_keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
+        return PostgresDatabase(dsn, f"persona_{persona.id}", installers=(*installers, install)), pg_keyword
+    install = functools.partial(keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
+    database = SqliteDatabase(
+        data_dir / f"{persona.id}.sqlite3",
+        synchronous=config.store.sqlite_synchronous,
+        installers=(*installers, install),
+    )
+    return database, keyword
+
+
 def _wire(
     config: MemoryConfig,
     persona: Persona,
@@ -126,14 +153,7 @@ def _wire(
     lock: FolderLock | None,
     opened: list[Callable[[], object]],
 ) -> Engine:
-    tokenizer = functools.partial(
-        keyword.install, tokenizer=config.retrieval.keyword_tokenizer, cache_dir=data_dir
-    )
-    db = Database(
-        data_dir / f"{persona.id}.sqlite3",
-        synchronous=config.store.sqlite_synchronous,
-        installers=(journal.install, entry_table.install, profile_table.install, tokenizer),
-    )
+    db, keywords = _record(config, persona, data_dir)
     opened.append(db.close)
     embeddings = get_embeddings(config.embedding)
     backend = ChromaBackend(config.store, data_dir)
@@ -142,7 +162,7 @@ def _wire(
     def stores(layer: Layer) -> ScopedStores:
         return ScopedStores(backend, f"{persona.id}__{layer.value}", embeddings, shared=layer == Layer.STATIC)
 
-    table = EntryTable(db)
+    table = EntryTable(db, keywords=pg_keyword.index_rows if keywords is pg_keyword else None)
     profile = ProfileTable(db)
     history = Journal(db)
     archive = MemoryArchive(Path(config.archive_dir), persona.id)
@@ -173,6 +193,7 @@ def _wire(
         locale=config.locale,
         now=now,
         max_text_chars=config.max_text_chars,
+        ranker=pg_keyword.search if keywords is pg_keyword else None,
     )
     recorder = Recorder(
         db=db,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
-from memory.db import Database, from_epoch
+from memory.db import Connection, Database, from_epoch
 from memory.model import Interaction, scope_of, user_of
 
 _COLUMNS = "id, scope, user_input, response, timestamp, note"
@@ -25,9 +24,9 @@ CREATE INDEX IF NOT EXISTS interactions_buffer ON interactions(scope, buffered, 
 """
 
 
-def install(conn: sqlite3.Connection) -> None:
+def install(conn: Connection) -> None:
     """Create the ``interactions`` table (an :data:`memory.db.Installer`)."""
-    conn.executescript(SCHEMA)
+    conn.script(SCHEMA)
 
 
 def _from_row(row: Sequence[object]) -> Interaction:
@@ -48,15 +47,15 @@ class Journal:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def append(self, conn: sqlite3.Connection, interactions: Sequence[Interaction]) -> int:
+    def append(self, conn: Connection, interactions: Sequence[Interaction]) -> int:
         """Record interactions (ignored when the id is already there: retries are idempotent).
 
         Returns:
             How many were new.
         """
         cursor = conn.executemany(
-            "INSERT OR IGNORE INTO interactions(id, scope, user_input, response, timestamp, note) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO interactions(id, scope, user_input, response, timestamp, note) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             [
                 (
                     i.id,
@@ -71,7 +70,7 @@ class Journal:
         )
         return max(cursor.rowcount, 0)
 
-    def set_note(self, conn: sqlite3.Connection, interaction_id: str, note: str) -> None:
+    def set_note(self, conn: Connection, interaction_id: str, note: str) -> None:
         """Attach the model's one-line summary to a recorded interaction."""
         conn.execute("UPDATE interactions SET note = ? WHERE id = ?", (note, interaction_id))
 
@@ -107,7 +106,7 @@ class Journal:
         rows = self.db.query("SELECT DISTINCT scope FROM interactions WHERE buffered = 1")
         return [str(r[0]) for r in rows]
 
-    def clear_buffer(self, conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+    def clear_buffer(self, conn: Connection, ids: Sequence[str]) -> None:
         """Mark interactions as summarised."""
         conn.executemany("UPDATE interactions SET buffered = 0 WHERE id = ?", [(i,) for i in ids])
 

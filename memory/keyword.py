@@ -15,13 +15,14 @@ reads only that scope's postings, so its cost does not grow with the number of u
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Protocol
 
+from memory.db import Connection, SqliteConnection
 from memory.model import Layer
 from memory.tokens import JIEBA, TRIGRAM, index_tokens, load_jieba, query_terms, scope_tag, scoped
 
@@ -119,10 +120,14 @@ class KeywordIndex:
         query: a read-only query function on the entries database.
         tokenizer: ``"jieba"`` or ``"trigram"`` (as installed).
         max_ratio: the ``keyword_max_df`` setting.
+        ranker: the database's ranking (default: FTS5's, :func:`search`).
     """
 
-    def __init__(self, query: QueryFn, tokenizer: str, max_ratio: float) -> None:
+    def __init__(
+        self, query: QueryFn, tokenizer: str, max_ratio: float, ranker: Ranker | None = None
+    ) -> None:
         self.query = query
+        self.ranker: Ranker = ranker or search
         self.tokenizer = tokenizer
         self.common = CommonTerms(query, max_ratio)
 
@@ -138,7 +143,7 @@ class KeywordIndex:
             chosen, matches = self.common.filter(sorted(terms))
         else:
             chosen, matches = self.common.filter(scoped(scope, sorted(terms)), scope)
-        return search(
+        return self.ranker(
             self.query,
             terms=chosen,
             layer=layer,
@@ -149,7 +154,7 @@ class KeywordIndex:
         )
 
 
-def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
+def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
     """Create the FTS5 table and its triggers; returns True when the index must be (re)built.
 
     Args:
@@ -157,7 +162,9 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
         tokenizer: ``"jieba"`` or ``"trigram"``.
         cache_dir: where jieba may write its dictionary cache (the data folder).
     """
-    conn.create_function(
+    if not isinstance(conn, SqliteConnection):
+        raise TypeError("the FTS5 keyword index needs a SQLite database")
+    conn.raw.create_function(
         _TOKEN_FUNCTION, 2, lambda scope, text: index_tokens(scope or "", text or ""), deterministic=True
     )
     if cache_dir is not None and tokenizer == JIEBA:
@@ -171,7 +178,7 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
     fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
     value = "coalesce(new.note, '') || ' ' || new.content"
     indexed = value if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}(new.scope, {value})"
-    conn.executescript(
+    conn.script(
         f"""
         CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(tokens, tokenize='{fts_tokenizer}');
         CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} USING fts5vocab({FTS_TABLE}, 'row');
@@ -201,6 +208,31 @@ def install(conn: sqlite3.Connection, tokenizer: str, cache_dir: Path | None = N
             (version,),
         )
     return rebuild
+
+
+def layer_clause(layer: str, with_cold: bool) -> tuple[str, list[object]]:
+    """The condition on ``entries e`` for a layer's rows (and its cold ones), with its parameters."""
+    if with_cold:
+        cold: list[object] = [layer, Layer.ARCHIVED.value, layer]
+        return "(+e.layer = ? OR (+e.layer = ? AND e.archived_layer = ?))", cold
+    hot: list[object] = [layer]
+    return "+e.layer = ?", hot
+
+
+class Ranker(Protocol):
+    """Ranks one scope's entries of a layer matching any of the terms (:func:`search`)."""
+
+    def __call__(
+        self,
+        query: QueryFn,
+        *,
+        terms: Iterable[str],
+        layer: str,
+        scope: str | None,
+        limit: int,
+        with_cold: bool = False,
+        newest: int | None = None,
+    ) -> list[tuple[str, float]]: ...
 
 
 def search(
@@ -233,11 +265,8 @@ def search(
         )
         if rows:
             floor_clause, floor = f"AND {FTS_TABLE}.rowid >= ?", [rows[0][0]]
-    layer_clause = "+e.layer = ?"
-    params: list[object] = [expression, layer]
-    if with_cold:
-        layer_clause = "(+e.layer = ? OR (+e.layer = ? AND e.archived_layer = ?))"
-        params += [Layer.ARCHIVED.value, layer]
+    layers, layer_params = layer_clause(layer, with_cold)
+    params: list[object] = [expression, *layer_params]
     scope_clause = ""
     if scope is not None:
         scope_clause = "AND +e.scope = ?"
@@ -245,7 +274,7 @@ def search(
     rows = query(
         f"SELECT e.id, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
         f"CROSS JOIN entries e ON e.seq = {FTS_TABLE}.rowid "  # matches first, then their rows
-        f"WHERE {FTS_TABLE} MATCH ? {floor_clause} AND {layer_clause} {scope_clause} ORDER BY rank LIMIT ?",
+        f"WHERE {FTS_TABLE} MATCH ? {floor_clause} AND {layers} {scope_clause} ORDER BY rank LIMIT ?",
         (params[0], *floor, *params[1:], limit),
     )
     return [(str(entry_id), -float(rank)) for entry_id, rank in rows]  # type: ignore[arg-type]

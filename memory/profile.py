@@ -8,12 +8,11 @@ owned by this module; every retrieval puts the current facts (a few) into the pr
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
-from memory.db import Database, from_epoch
+from memory.db import Connection, Database, from_epoch
 from memory.model import ProfileFact, scope_of, user_of
 
 SCHEMA = """
@@ -32,9 +31,9 @@ CREATE INDEX IF NOT EXISTS profile_current ON profile(scope, key, valid_until);
 _COLUMNS = "id, scope, key, value, since, source, valid_until"
 
 
-def install(conn: sqlite3.Connection) -> None:
+def install(conn: Connection) -> None:
     """Create the ``profile`` table (an :data:`memory.db.Installer`)."""
-    conn.executescript(SCHEMA)
+    conn.script(SCHEMA)
 
 
 def _fact(row: Sequence[object]) -> ProfileFact:
@@ -58,7 +57,7 @@ class ProfileTable:
 
     @staticmethod
     def put(
-        conn: sqlite3.Connection, user_id: str | None, key: str, value: str, *, since: datetime, source: str
+        conn: Connection, user_id: str | None, key: str, value: str, *, since: datetime, source: str
     ) -> ProfileFact:
         """Make ``value`` the current fact for ``key``; the previous current one becomes history.
 

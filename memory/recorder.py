@@ -109,7 +109,7 @@ class Recorder:
         with self.db.transaction() as conn:
             if gate.note:
                 self.journal.set_note(conn, interaction_id, gate.note)
-                EntryTable.set_note(conn, interaction_id, gate.note)
+                self.active.table.set_note(conn, interaction_id, gate.note)
             if judged is not None:
                 EntryTable.set_importance(conn, interaction_id, judged)
         self.sync.notify()

@@ -82,6 +82,7 @@ class MemoryRetriever:
         locale: str,
         now: Callable[[], datetime],
         max_text_chars: int,
+        ranker: keyword.Ranker | None = None,
     ) -> None:
         self.db = db
         self.active = active
@@ -95,7 +96,9 @@ class MemoryRetriever:
         self.max_text_chars = max_text_chars
         self.catch_up_seconds = config.catch_up_seconds
         self.profile = profile
-        self.keywords = keyword.KeywordIndex(db.query, config.keyword_tokenizer, config.keyword_max_df)
+        self.keywords = keyword.KeywordIndex(
+            db.query, config.keyword_tokenizer, config.keyword_max_df, ranker=ranker
+        )
         self.search = CandidateSearch(layers, config, self.keywords)
         self._degraded = False
 

@@ -42,7 +42,7 @@ def health(engine: Engine, index_reachable: bool) -> dict[str, Any]:
     """What works and what is degraded: record writable, index reachable, archive writable, disk."""
     data = Path(engine.config.data_dir)
     report: dict[str, Any] = {
-        "record_writable": _writable(data) and os.access(engine.db.path, os.W_OK),
+        "record_writable": _writable(data) and engine.db.writable(),
         "index_reachable": index_reachable,
         "archive_writable": _writable(engine.archive.path.parent),
         "disk_free_bytes": shutil.disk_usage(data).free if data.exists() else None,
@@ -92,7 +92,7 @@ def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str
         "store": {
             "mode": config.store.mode.value,
             "location": engine.backend.location,
-            "database": str(db.path),
+            "database": db.location,
             "archive": str(engine.archive.path),
             "pending_index": engine.sync.pending(),
             "breaker": engine.backend.breaker.snapshot(),

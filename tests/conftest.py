@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +18,8 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from pg_server import postgres_server
 
 from memory import MemoryConfig, MemoryManager
 from memory.embeddings import get_embeddings
@@ -51,6 +54,25 @@ def write_persona(root: Path, name: str = "karin") -> Path:
 def embeddings() -> Embeddings:
     """The real default embedder (USE multilingual), loaded once per session."""
     return get_embeddings(MemoryConfig().embedding)
+
+
+@pytest.fixture(scope="session")
+def postgres_server_dsn() -> Iterator[str]:
+    """One real PostgreSQL server for the session (Debian's binaries, a temp folder, a free
+    loopback port), stopped by pid at the end."""
+    with postgres_server() as dsn:
+        yield dsn
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server_dsn: str) -> str:
+    """A new, empty database on the session's server, for one test."""
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(postgres_server_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"'.encode())
+    return postgres_server_dsn.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture
@@ -112,7 +134,16 @@ def fill(manager: MemoryManager, texts: list[str], *, user_id: str | None = None
 
 
 def sql(manager: MemoryManager, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-    """Read the manager's SQLite file directly (read-only), as a person checking the disk would."""
+    """Read the manager's SQLite file directly (read-only), as a person checking the disk would;
+    a Postgres record through a connection of its own."""
+    if manager.config.store.record == "postgres":
+        import psycopg
+
+        from memory.postgres import to_postgres
+
+        with psycopg.connect(manager.config.store.postgres_dsn.get_secret_value()) as conn:
+            conn.execute(f'SET search_path TO "persona_{manager.persona.id}"'.encode())
+            return [tuple(r) for r in conn.execute(to_postgres(query), params).fetchall()]
     path = manager.debug_state()["store"]["database"]
     with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         return list(conn.execute(query, params).fetchall())

@@ -49,7 +49,7 @@ RANKS: list[set[str]] = [
     },
     {"config_sections"},
     {"config", "db", "keyword", "importer", "extractive"},
-    {"profile"},
+    {"profile", "postgres", "pg_keyword"},
     {"embeddings", "store", "journal", "entries.schema", "summarizer", "ranking"},
     {"entries.states"},
     {"entries.table"},

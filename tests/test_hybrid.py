@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import fill
 
-from memory import MemoryManager
+from memory import MemoryManager, keyword
 from memory.store import VectorStore
-from memory import keyword
 from memory.tokens import query_terms, words
 
 REDIS = "Deployed 3-node redis cluster, config at /opt/redis/"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 
-from memory.db import from_epoch
+from memory.db import Connection, from_epoch
 from memory.model import INDEXED_LAYERS, ExportState, IndexState, Layer, MemoryEntry, user_of
 
 SCHEMA_KEY = "entries_schema"
@@ -53,10 +52,10 @@ Significance = tuple[str, float, int]
 """``(entry id, significance, changed_at tick)`` as stored."""
 
 
-def install(conn: sqlite3.Connection) -> None:
+def install(conn: Connection) -> None:
     """Create the table; version 1 files marked active rows ``indexed = 1`` to mean "never"."""
-    conn.executescript(SCHEMA)
-    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(entries)").fetchall()}
+    conn.script(SCHEMA)
+    columns = conn.columns("entries")
     if "pinned" not in columns:  # version 2 files
         conn.execute("ALTER TABLE entries ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
     if "importance" not in columns:

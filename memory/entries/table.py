@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
+from memory.db import Connection, Database
 from memory.entries.schema import COLUMNS, HOME, SEARCHED, Significance, entry_of, marks
 from memory.entries.states import DerivedStates
 from memory.model import ExportState, IndexState, Layer, MemoryEntry, scope_of
 
+KeywordWriter = Callable[[Connection, Iterable[tuple[str, str, str | None, str]]], None]
+"""Indexes ``(entry id, scope, note, content)`` rows for keyword search inside a write (a record
+whose keyword index cannot keep itself in step by triggers: Postgres)."""
+
 
 class EntryTable(DerivedStates):
-    """All reads and writes of ``entries``; writes take the caller's transaction."""
+    """All reads and writes of ``entries``; writes take the caller's transaction.
+
+    Args:
+        keywords: indexes written rows for keyword search (``None``: the database's triggers do).
+    """
+
+    def __init__(self, db: Database, keywords: KeywordWriter | None = None) -> None:
+        super().__init__(db)
+        self.keywords = keywords
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -84,13 +96,13 @@ class EntryTable(DerivedStates):
 
     # -- writes inside a transaction -------------------------------------------------------
 
-    @staticmethod
-    def insert(conn: sqlite3.Connection, entries: Iterable[MemoryEntry], state: IndexState) -> int:
+    def insert(self, conn: Connection, entries: Iterable[MemoryEntry], state: IndexState) -> int:
         """Insert entries as they are (idempotent by id); returns how many were new."""
+        entries = list(entries)
         cursor = conn.executemany(
-            "INSERT OR IGNORE INTO entries(id, layer, scope, content, note, created_at, significance, "
+            "INSERT INTO entries(id, layer, scope, content, note, created_at, significance, "
             "changed_at, indexed, tags, source, pinned, importance) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             [
                 (
                     e.id,
@@ -110,21 +122,24 @@ class EntryTable(DerivedStates):
                 for e in entries
             ],
         )
+        if self.keywords is not None:
+            self.keywords(conn, [(e.id, scope_of(e.user_id), e.note, e.content) for e in entries])
         return max(cursor.rowcount, 0)
 
     @staticmethod
-    def beyond_newest(conn: sqlite3.Connection, layer: Layer, scope: str, keep: int) -> list[MemoryEntry]:
+    def beyond_newest(conn: Connection, layer: Layer, scope: str, keep: int) -> list[MemoryEntry]:
         """Entries of a scope older than its newest ``keep``, oldest first."""
         rows = conn.execute(
-            f"SELECT {COLUMNS} FROM entries WHERE layer = ? AND scope = ? "
-            "ORDER BY seq DESC LIMIT -1 OFFSET ?",
-            (layer.value, scope, keep),
+            f"SELECT {COLUMNS} FROM entries WHERE layer = ? AND scope = ? AND seq <= ("
+            "SELECT seq FROM entries WHERE layer = ? AND scope = ? ORDER BY seq DESC LIMIT 1 OFFSET ?"
+            ") ORDER BY seq",
+            (layer.value, scope, layer.value, scope, keep),
         ).fetchall()
-        return [entry_of(r) for r in reversed(rows)]
+        return [entry_of(r) for r in rows]
 
     @staticmethod
     def move(
-        conn: sqlite3.Connection,
+        conn: Connection,
         source: Layer,
         target: Layer,
         updates: Sequence[tuple[str, float, int, int | None]],
@@ -138,7 +153,7 @@ class EntryTable(DerivedStates):
 
     @staticmethod
     def significances(
-        conn: sqlite3.Connection, layer: Layer, scope: str, ids: Sequence[str] | None = None
+        conn: Connection, layer: Layer, scope: str, ids: Sequence[str] | None = None
     ) -> list[Significance]:
         """Stored significance of a scope's entries (all, or the given ids)."""
         if ids is None:
@@ -155,7 +170,7 @@ class EntryTable(DerivedStates):
         return [(str(i), float(s), int(c)) for i, s, c in rows]
 
     @staticmethod
-    def due(conn: sqlite3.Connection, layer: Layer, scope: str, tick: int) -> list[Significance]:
+    def due(conn: Connection, layer: Layer, scope: str, tick: int) -> list[Significance]:
         """Entries of a scope whose forget tick has come."""
         rows = conn.execute(
             "SELECT id, significance, changed_at FROM entries "
@@ -166,7 +181,7 @@ class EntryTable(DerivedStates):
 
     @staticmethod
     def set_significance(
-        conn: sqlite3.Connection, updates: Sequence[tuple[str, float, int, int | None]]
+        conn: Connection, updates: Sequence[tuple[str, float, int, int | None]]
     ) -> None:
         """Store ``(id, significance, changed_at, forget_at)`` after a recall."""
         conn.executemany(
@@ -176,7 +191,7 @@ class EntryTable(DerivedStates):
 
     @staticmethod
     def archive(
-        conn: sqlite3.Connection, layer: Layer, finals: Sequence[tuple[str, float]], reason: str, at: datetime
+        conn: Connection, layer: Layer, finals: Sequence[tuple[str, float]], reason: str, at: datetime
     ) -> None:
         """Demote entries ``(id, final significance)`` of a layer to the cold tier; the sync logs
         them to the archive file. Their vectors stay where they are: cold is a state of the row."""
@@ -191,7 +206,7 @@ class EntryTable(DerivedStates):
         )
 
     @staticmethod
-    def cold_origin(conn: sqlite3.Connection, entry_id: str) -> tuple[Layer, str] | None:
+    def cold_origin(conn: Connection, entry_id: str) -> tuple[Layer, str] | None:
         """``(origin layer, scope)`` of a cold entry, ``None`` when the id is not cold."""
         row = conn.execute(
             "SELECT archived_layer, scope FROM entries WHERE id = ? AND layer = ?",
@@ -201,7 +216,7 @@ class EntryTable(DerivedStates):
 
     @staticmethod
     def revive(
-        conn: sqlite3.Connection, origin: Layer, updates: Sequence[tuple[str, float, int, int | None]]
+        conn: Connection, origin: Layer, updates: Sequence[tuple[str, float, int, int | None]]
     ) -> int:
         """Bring cold entries ``(id, significance, changed_at, forget_at)`` back to ``origin``.
 
@@ -215,17 +230,19 @@ class EntryTable(DerivedStates):
         )
         return max(cursor.rowcount, 0)
 
-    @staticmethod
-    def set_note(conn: sqlite3.Connection, entry_id: str, note: str) -> None:
-        """Attach a model note; a searchable entry is re-embedded with it."""
+    def set_note(self, conn: Connection, entry_id: str, note: str) -> None:
+        """Attach a model note; a searchable entry is re-embedded (and re-indexed) with it."""
         conn.execute(
             f"UPDATE entries SET note = ?, "
             f"indexed = CASE WHEN layer IN ({SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
             (note, int(IndexState.PENDING), entry_id),
         )
+        if self.keywords is not None:
+            rows = conn.execute("SELECT id, scope, note, content FROM entries WHERE id = ?", (entry_id,))
+            self.keywords(conn, [(str(i), str(s), str(n), str(c)) for i, s, n, c in rows.fetchall()])
 
     @staticmethod
-    def importances(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, float]:
+    def importances(conn: Connection, ids: Sequence[str]) -> dict[str, float]:
         """The stored importance of entries that have one."""
         if not ids:
             return {}
@@ -236,11 +253,11 @@ class EntryTable(DerivedStates):
         return {str(i): float(v) for i, v in rows}
 
     @staticmethod
-    def set_importance(conn: sqlite3.Connection, entry_id: str, importance: float) -> None:
+    def set_importance(conn: Connection, entry_id: str, importance: float) -> None:
         """Record how important the summary model judged an entry (0 to 1)."""
         conn.execute("UPDATE entries SET importance = ? WHERE id = ?", (importance, entry_id))
 
     @staticmethod
-    def delete(conn: sqlite3.Connection, layer: Layer, ids: Sequence[str]) -> None:
+    def delete(conn: Connection, layer: Layer, ids: Sequence[str]) -> None:
         """Delete entries of a layer (static memories removed from their files)."""
         conn.executemany("DELETE FROM entries WHERE id = ? AND layer = ?", [(i, layer.value) for i in ids])

@@ -6,13 +6,13 @@ the same SQLite transaction, so an interaction is always in exactly one layer.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 
+from memory.db import Connection
 from memory.entries import EntryTable
 from memory.model import IndexState, Layer, MemoryEntry, scope_of
 
-OverflowHandler = Callable[[sqlite3.Connection, Sequence[MemoryEntry]], None]
+OverflowHandler = Callable[[Connection, Sequence[MemoryEntry]], None]
 
 
 class ActiveLayer:
@@ -25,7 +25,7 @@ class ActiveLayer:
         self.capacity = capacity
         self.on_overflow = on_overflow
 
-    def append(self, conn: sqlite3.Connection, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
+    def append(self, conn: Connection, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
         """Insert entries (in order) and overflow the oldest beyond capacity.
 
         Returns:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
+from memory.db import Connection
 from memory.layers.rag import RagLayer
 from memory.model import Layer
 from memory.significance import boost_significance, forget_tick, recall_at
@@ -16,7 +16,7 @@ class DecayingLayer(RagLayer):
 
     threshold: float = 0.0
 
-    def recall(self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> None:
+    def recall(self, conn: Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> None:
         """Boost the entries a retrieval returned at ``tick`` (writes only those rows)."""
         if not entry_ids:
             return
@@ -29,7 +29,7 @@ class DecayingLayer(RagLayer):
             updates.append((entry_id, boosted, tick, forget_tick(boosted, tick, coefficient, self.threshold)))
         self.table.set_significance(conn, updates)
 
-    def revive(self, conn: sqlite3.Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> int:
+    def revive(self, conn: Connection, scope: str, tick: int, entry_ids: Sequence[str]) -> int:
         """Bring cold entries forgotten from this layer back, recalled at ``tick``.
 
         A recall of a cold memory is a recall like any other: its significance when it was
@@ -46,7 +46,7 @@ class DecayingLayer(RagLayer):
         return self.table.revive(conn, self.layer, updates)
 
     def archive(
-        self, conn: sqlite3.Connection, finals: Sequence[tuple[str, float]], reason: str, at: datetime
+        self, conn: Connection, finals: Sequence[tuple[str, float]], reason: str, at: datetime
     ) -> None:
         """Move entries (id, final significance) to the archived state; exported after commit."""
         self.table.archive(conn, self.layer, finals, reason, at)

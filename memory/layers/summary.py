@@ -8,13 +8,12 @@ not forgotten by threshold; instead :meth:`SummaryLayer.cleanup` archives the lo
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
 from memory.config import SummaryConfig
-from memory.db import Database
+from memory.db import Connection, Database
 from memory.entries import EntryTable
 from memory.layers.decaying import DecayingLayer
 from memory.model import IndexState, Layer, MemoryEntry, scope_of
@@ -41,7 +40,7 @@ class SummaryLayer(DecayingLayer):
         self.decay_coefficient = config.decay_coefficient
         self.threshold = 0.0
 
-    def add(self, conn: sqlite3.Connection, entry: MemoryEntry) -> bool:
+    def add(self, conn: Connection, entry: MemoryEntry) -> bool:
         """Insert a summary at the initial significance (idempotent by id); returns whether it was new."""
         tick = Database.tick_in(conn, scope_of(entry.user_id))
         summary = replace(
@@ -49,7 +48,7 @@ class SummaryLayer(DecayingLayer):
         )
         return self.table.insert(conn, [summary], IndexState.PENDING) > 0
 
-    def cleanup(self, conn: sqlite3.Connection, scope: str) -> int:
+    def cleanup(self, conn: Connection, scope: str) -> int:
         """Archive the least significant ``cleanup_ratio`` of a scope's summaries."""
         rows = self.table.significances(conn, self.layer, scope)
         quota = math.floor(len(rows) * self.config.cleanup_ratio)

@@ -8,13 +8,12 @@ forgetting is one indexed query per tick.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from memory.config import TemporaryConfig
-from memory.db import Database
+from memory.db import Connection, Database
 from memory.entries import EntryTable
 from memory.layers.decaying import DecayingLayer
 from memory.model import IndexState, Layer, MemoryEntry, scope_of
@@ -41,7 +40,7 @@ class TemporaryLayer(DecayingLayer):
         self.decay_coefficient = config.decay_coefficient
         self.threshold = config.significance_threshold
 
-    def admit(self, conn: sqlite3.Connection, overflowed: Sequence[MemoryEntry]) -> None:
+    def admit(self, conn: Connection, overflowed: Sequence[MemoryEntry]) -> None:
         """Take overflowed active entries (the ``on_overflow`` callback of the active layer).
 
         An entry starts at :meth:`initial_for` its importance; its forget tick follows from it.
@@ -67,7 +66,7 @@ class TemporaryLayer(DecayingLayer):
             return base
         return min(1.0, max(self.threshold * 1.5, base * (0.6 + 0.8 * importance)))
 
-    def add(self, conn: sqlite3.Connection, entry: MemoryEntry) -> None:
+    def add(self, conn: Connection, entry: MemoryEntry) -> None:
         """Store a memory told explicitly: fully significant; a pinned one never decays."""
         tick = Database.tick_in(conn, scope_of(entry.user_id))
         stored = replace(entry, layer=self.layer, significance=1.0, changed_at=tick)
@@ -76,7 +75,7 @@ class TemporaryLayer(DecayingLayer):
             forget_at = forget_tick(1.0, tick, self.decay_coefficient, self.threshold)
             self.table.set_significance(conn, [(entry.id, 1.0, tick, forget_at)])
 
-    def forget_due(self, conn: sqlite3.Connection, scope: str, tick: int) -> int:
+    def forget_due(self, conn: Connection, scope: str, tick: int) -> int:
         """Archive every entry of ``scope`` whose forget tick has come; returns how many."""
         due = self.table.due(conn, self.layer, scope, tick)
         finals = [(i, significance_at(s, changed, tick, self.decay_coefficient)) for i, s, changed in due]

@@ -1,0 +1,79 @@
+"""The PostgreSQL record (``store.record = "postgres"``) against a real server started by the
+fixture: the same memory, kept the same way, as with the embedded SQLite file."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import check_user_isolation, fill, sql, sql_count
+
+from memory import MemoryConfig, MemoryManager
+from memory.errors import ConfigError, StoreError
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def pg_config(config: MemoryConfig, postgres_dsn: str) -> MemoryConfig:
+    config.store.record = "postgres"  # type: ignore[assignment]
+    config.store.postgres_dsn = postgres_dsn  # type: ignore[assignment]
+    return config
+
+
+def test_what_a_user_told_is_recalled_and_survives_a_restart(make_manager, pg_config) -> None:
+    pg_config.active.capacity = 3
+    manager = make_manager(pg_config)
+    told = ["我对花生过敏，吃了会起疹子", "我养了一只橘猫叫阿黄", "周末去西湖边跑步", "最近在学日语"]
+    fill(manager, told, user_id="u1")
+    active, rag = manager.retrieve("我对什么过敏？", user_id="u1")
+    assert "花生" in rag and "日语" in active
+    manager.close()
+
+    reopened = make_manager(pg_config)
+    active, rag = reopened.retrieve("我对什么过敏？", user_id="u1")
+    assert "花生" in rag and "日语" in active
+    assert sql_count(reopened, "SELECT COUNT(*) FROM interactions WHERE scope = ?", ("u1",)) == 4
+
+
+def test_one_user_never_sees_another_users_memories(make_manager, pg_config) -> None:
+    pg_config.active.capacity = 1
+    check_user_isolation(make_manager(pg_config))
+
+
+def test_keywords_rank_a_users_rare_word_first(make_manager, pg_config) -> None:
+    """jieba words, scope-tagged, bm25 in SQL: the one memory with the query's rare word wins
+    its keyword ranking, and another user's words change nothing."""
+    pg_config.active.capacity = 1
+    manager = make_manager(pg_config)
+    texts = [f"今天和同事聊了第{i}个项目的进度" for i in range(30)]
+    texts[7] = "我的吉他老师叫王老师"
+    manager.import_interactions({"user_input": t, "response": "好的", "user_id": "alice"} for t in texts)
+
+    def ranks() -> dict[str, int]:
+        found = manager.retrieve_memories("我的吉他老师是谁", user_id="alice", top_k=10).memories
+        return {m.entry.content: m.keyword_rank for m in found if m.keyword_rank is not None}
+
+    before = ranks()
+    assert min(before, key=before.__getitem__).startswith("用户：我的吉他老师叫王老师")
+    manager.import_interactions(
+        {"user_input": f"Bob 的吉他第{i}课", "response": "ok", "user_id": "bob"} for i in range(50)
+    )
+    assert ranks() == before
+
+
+def test_a_note_and_a_forgotten_memory_keep_the_keyword_index_in_step(make_manager, pg_config) -> None:
+    pg_config.active.capacity = 1
+    manager = make_manager(pg_config)
+    fill(manager, ["我在准备钢琴考级", "随便聊聊天气"], user_id="u1")
+    rows = sql(manager, "SELECT COUNT(*) FROM entries_kw")
+    assert rows[0][0] == sql_count(manager, "SELECT COUNT(*) FROM entries")
+    manager.close()
+    assert sql_count(manager, "SELECT COUNT(*) FROM entries_fts_vocab WHERE doc < 0") == 0
+
+
+def test_postgres_without_a_server_is_a_clear_error(config) -> None:
+    config.store.record = "postgres"  # type: ignore[assignment]
+    with pytest.raises(ConfigError, match="store.postgres_dsn"):
+        MemoryManager("karin", config)
+    config.store.postgres_dsn = "postgresql://nobody@127.0.0.1:1/none"  # type: ignore[assignment]
+    with pytest.raises(StoreError, match="127.0.0.1:1"):
+        MemoryManager("karin", config)
