@@ -29,6 +29,8 @@ demo: setup
 
 test: setup postgres-binaries
 	$(BIN)/python -m pytest -q
+	@echo "== the same suite against a PostgreSQL record =="
+	PERSONA_MEMORY_TEST_RECORD=postgres $(BIN)/python -m pytest -q -rs
 
 lint: setup
 	$(BIN)/ruff check memory tests bench

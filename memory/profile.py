@@ -83,11 +83,14 @@ class ProfileTable:
 
     def current(self, user_id: str | None, limit: int | None = None) -> list[ProfileFact]:
         """A user's current facts, most recently set first (at most ``limit``)."""
-        rows = self.db.query(
+        sql = (
             f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND valid_until IS NULL "
-            "ORDER BY since DESC, seq DESC LIMIT ?",
-            (scope_of(user_id), -1 if limit is None else limit),
+            "ORDER BY since DESC, seq DESC"
         )
+        if limit is None:
+            rows = self.db.query(sql, (scope_of(user_id),))
+        else:
+            rows = self.db.query(sql + " LIMIT ?", (scope_of(user_id), limit))
         return [_fact(r) for r in rows]
 
     def history(self, user_id: str | None, key: str) -> list[ProfileFact]:

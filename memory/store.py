@@ -364,6 +364,9 @@ class VectorStore:
             batch_vectors = [list(v) for v in ordered[start:end]]
             batch_meta = [dict(m) or {"_": 0} for m in metadatas[start:end]]
             self._call(functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta))
+        # Chroma applies its write log to the collection at the next read; a read now does it here,
+        # in the indexer, not in a retrieval (which would also fail on a folder turned read-only)
+        self._call(lambda col: col.count())
 
     def search(self, vector: Vector, top_k: int) -> list[StoreHit]:
         """The ``top_k`` nearest ids to ``vector`` with their cosine similarity, best first."""

@@ -56,6 +56,16 @@ def embeddings() -> Embeddings:
     return get_embeddings(MemoryConfig().embedding)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Against Postgres, skip (visibly) what is about the SQLite file or FTS5."""
+    if RECORD != "postgres":
+        return
+    skip = pytest.mark.skip(reason="about the SQLite file or FTS5: covered by the suite's SQLite run")
+    for item in items:
+        if "sqlite_only" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def postgres_server_dsn() -> Iterator[str]:
     """One real PostgreSQL server for the session (Debian's binaries, a temp folder, a free
@@ -75,13 +85,21 @@ def postgres_dsn(postgres_server_dsn: str) -> str:
     return postgres_server_dsn.rsplit("/", 1)[0] + "/" + name
 
 
+RECORD = os.environ.get("PERSONA_MEMORY_TEST_RECORD", "sqlite")
+"""The system of record the suite runs against (``make test`` runs it with each)."""
+
+
 @pytest.fixture
-def config(tmp_path: Path, embeddings: Embeddings) -> MemoryConfig:
-    """Defaults, with every folder inside the test's temporary directory."""
+def config(request: pytest.FixtureRequest, tmp_path: Path, embeddings: Embeddings) -> MemoryConfig:
+    """Defaults, with every folder inside the test's temporary directory (and, when the suite
+    runs against Postgres, a new database of the session's server)."""
     cfg = MemoryConfig()
     cfg.personas_dir = str(write_persona(tmp_path / "personas"))
     cfg.data_dir = str(tmp_path / "data" / "memory_store")
     cfg.archive_dir = str(tmp_path / "data" / "archive")
+    if RECORD == "postgres":
+        cfg.store.record = "postgres"  # type: ignore[assignment]
+        cfg.store.postgres_dsn = request.getfixturevalue("postgres_dsn")  # type: ignore[assignment]
     return cfg
 
 

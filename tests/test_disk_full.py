@@ -11,7 +11,7 @@ import pytest
 from memory import MemoryConfig, MemoryManager
 from memory.errors import MemoryEngineError, StorageFullError
 
-pytestmark = pytest.mark.faults
+pytestmark = [pytest.mark.faults, pytest.mark.sqlite_only]
 
 
 @pytest.fixture

@@ -32,10 +32,10 @@ def _child_config(config: MemoryConfig, data_dir: Path) -> MemoryConfig:
     return config
 
 
-def _run_and_kill(personas_dir: str, data_dir: Path, seed: int) -> list[str]:
+def _run_and_kill(personas_dir: str, data_dir: Path, seed: int, dsn: str = "") -> list[str]:
     """Start the child, let it record for a random while, SIGKILL it; return the acked ids."""
     child = subprocess.Popen(
-        [sys.executable, str(CHILD), personas_dir, str(data_dir), str(seed)],
+        [sys.executable, str(CHILD), personas_dir, str(data_dir), str(seed), *([dsn] if dsn else [])],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -68,7 +68,8 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_interaction(config, tmp
     data_dir = tmp_path / "crash"
     all_acked: list[str] = []
     for trial in range(TRIALS):
-        acked = _run_and_kill(config.personas_dir, data_dir, seed=1000 + trial)
+        dsn = config.store.postgres_dsn.get_secret_value()
+        acked = _run_and_kill(config.personas_dir, data_dir, seed=1000 + trial, dsn=dsn)
         assert acked, f"trial {trial}: the child acknowledged nothing"
         all_acked.extend(acked)
         manager = MemoryManager("karin", _child_config(config, data_dir))
@@ -155,6 +156,7 @@ def test_archive_keeps_working_after_a_corrupt_line(make_manager, config) -> Non
     assert [m.reason for m in manager.inspector.archived()] == ["forgotten"]
 
 
+@pytest.mark.sqlite_only
 def test_corrupt_database_is_never_overwritten(config) -> None:
     db = Path(config.data_dir) / "karin.sqlite3"
     db.parent.mkdir(parents=True)

@@ -42,7 +42,7 @@ def test_keywords_rescue_a_rare_word_that_dense_search_misses(make_manager, conf
     assert result.memories[0].similarity > 0.3  # keyword-only hits still report their cosine
 
 
-@pytest.mark.parametrize("tokenizer", ["jieba", "trigram"])
+@pytest.mark.parametrize("tokenizer", ["jieba", pytest.param("trigram", marks=pytest.mark.sqlite_only)])
 def test_hybrid_finds_names_in_chinese(make_manager, config, tokenizer) -> None:
     manager = make_manager(_hybrid(config, tokenizer))
     fill(manager, ["我家的柯基叫可乐，三岁了", "今天天气不错", "晚饭吃了拉面", "周末去爬山", "最后"])
@@ -58,6 +58,7 @@ def test_hybrid_respects_user_isolation(make_manager, config) -> None:
     assert "保险柜" in manager.retrieve("保险柜密码", user_id="alice")[1]
 
 
+@pytest.mark.sqlite_only
 def test_switching_tokenizer_rebuilds_the_keyword_index(make_manager, config) -> None:
     manager = make_manager(_hybrid(config, "jieba"))
     fill(manager, ["我家的柯基叫可乐", "最后"])

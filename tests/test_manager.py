@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import fill
+from conftest import fill, sql_count
 
 from memory import (
     ClosedError,
@@ -45,7 +44,7 @@ def test_store_01_single_memory_is_retrievable_and_on_disk(make_manager, config)
     manager.record_interaction_sync("我对花生过敏", "记住了，以后不给前辈花生～")
     active, _ = manager.retrieve("过敏")
     assert "花生过敏" in active
-    assert Path(config.data_dir, "karin.sqlite3").stat().st_size > 0
+    assert sql_count(manager, "SELECT COUNT(*) FROM interactions") == 1  # read by another connection
 
 
 def test_store_02_ten_memories_all_retrievable(make_manager) -> None:
@@ -88,6 +87,7 @@ def test_store_04_fresh_folder_starts_empty_and_works(make_manager) -> None:
     assert manager.debug_state()["active_count"] == 1
 
 
+@pytest.mark.sqlite_only
 def test_store_05_corrupt_database_gives_clear_error_and_is_kept(config) -> None:
     folder = Path(config.data_dir)
     folder.mkdir(parents=True)
@@ -135,10 +135,7 @@ def test_debug_state_is_json_serialisable_with_spec_keys(make_manager) -> None:
 def test_record_returns_only_after_commit(make_manager, config) -> None:
     manager = make_manager()
     interaction_id = manager.record_interaction_sync("落盘了吗", "落了")
-    other = sqlite3.connect(Path(config.data_dir) / "karin.sqlite3")
-    assert (
-        other.execute("SELECT COUNT(*) FROM interactions WHERE id = ?", (interaction_id,)).fetchone()[0] == 1
-    )
+    assert sql_count(manager, "SELECT COUNT(*) FROM interactions WHERE id = ?", (interaction_id,)) == 1
 
 
 async def test_record_interaction_adds_the_models_note(make_manager, fake_model) -> None:

@@ -72,6 +72,7 @@ def test_a_note_and_a_forgotten_memory_keep_the_keyword_index_in_step(make_manag
 
 def test_postgres_without_a_server_is_a_clear_error(config) -> None:
     config.store.record = "postgres"  # type: ignore[assignment]
+    config.store.postgres_dsn = ""  # type: ignore[assignment]
     with pytest.raises(ConfigError, match="store.postgres_dsn"):
         MemoryManager("karin", config)
     config.store.postgres_dsn = "postgresql://nobody@127.0.0.1:1/none"  # type: ignore[assignment]
