@@ -160,6 +160,14 @@ class Database(abc.ABC):
         """Whether a write could be accepted now (as far as can be told without writing)."""
         return True
 
+    def try_exclusive(self, name: str) -> bool:
+        """Claim a job across every process sharing this record, without waiting; False when
+        another holds it. One process per embedded record: always True here."""
+        return True
+
+    def release_exclusive(self, name: str) -> None:  # noqa: B027 (nothing to release here)
+        """Release a claim taken by :meth:`try_exclusive`."""
+
     def scalar(self, sql: str, params: Sequence[object] = ()) -> object:
         """Run a read query returning one value (``None`` when there is no row)."""
         rows = self.query(sql, params)

@@ -53,8 +53,27 @@ class SummaryJobs:
         self.now = now
         self.concurrency = concurrency
 
-    async def summarize(self) -> int:
-        """One summary per user with a non-empty buffer (its active window plus buffer)."""
+    async def summarize(self, *, unless_ran_within: float = 0.0) -> int:
+        """One summary per user with a non-empty buffer (its active window plus buffer).
+
+        One worker at a time across every process sharing the record; another that finds it
+        running returns 0. ``unless_ran_within`` (seconds) skips a run when any worker ran the
+        job that recently (a scheduled run: once per interval, not once per worker).
+        """
+        if not await asyncio.to_thread(self.db.try_exclusive, SUMMARY_JOB):
+            return 0
+        try:
+            if await asyncio.to_thread(self._ran_within, LAST_SUMMARY, unless_ran_within):
+                return 0
+            return await self._summarize()
+        finally:
+            await asyncio.to_thread(self.db.release_exclusive, SUMMARY_JOB)
+
+    def _ran_within(self, key: str, seconds: float) -> bool:
+        last = self.db.get_meta(key) if seconds > 0 else None
+        return last is not None and self.now() - datetime.fromisoformat(last) < timedelta(seconds=seconds)
+
+    async def _summarize(self) -> int:
         scopes = await asyncio.to_thread(self.journal.buffered_scopes)
         gate = asyncio.Semaphore(self.concurrency)
 
@@ -106,8 +125,17 @@ class SummaryJobs:
                     self.profile.put(conn, user_of(scope), key, value, since=entry.created_at, source="model")
         return written
 
-    def cleanup(self) -> int:
-        """Archive the least significant ``cleanup_ratio`` of each user's summaries."""
+    def cleanup(self, *, unless_ran_within: float = 0.0) -> int:
+        """Archive the least significant ``cleanup_ratio`` of each user's summaries (one worker at
+        a time, see :meth:`summarize`)."""
+        if not self.db.try_exclusive(CLEANUP_JOB):
+            return 0
+        try:
+            return 0 if self._ran_within(LAST_CLEANUP, unless_ran_within) else self._cleanup()
+        finally:
+            self.db.release_exclusive(CLEANUP_JOB)
+
+    def _cleanup(self) -> int:
         removed = 0
         with self.db.transaction() as conn:
             for scope in self.summary.scopes():

@@ -12,6 +12,7 @@ Lifecycle, like an httpx client: the constructor opens the files; ``with`` close
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -24,7 +25,7 @@ from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
 from memory.engine import Engine, open_engine
-from memory.errors import ClosedError
+from memory.errors import ClosedError, StoreError
 from memory.importer import ImportReport
 from memory.inspection import MemoryInspector
 from memory.jobs import first_runs
@@ -72,7 +73,7 @@ class MemoryManager:
         self._persona = load_persona(Path(self.config.personas_dir), check_persona(persona))
         self._now = now
         self._engine: Engine = open_engine(
-            self.config, self._persona, summary_model, now, (self.run_summary_now, self.run_cleanup_now)
+            self.config, self._persona, summary_model, now, (self._scheduled_summary, self._scheduled_cleanup)
         )
         self._state = ManagerState.OPEN
 
@@ -257,7 +258,7 @@ class MemoryManager:
         sync = self._check_open().sync
         try:
             return sync.flush()
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, StoreError, OSError) as exc:
             logger.warning("flush failed (%s); it will be retried", exc)
             return False
 
@@ -266,6 +267,19 @@ class MemoryManager:
         written = await self._check_open().jobs.summarize()
         await asyncio.to_thread(self.flush)
         return written
+
+    async def _scheduled_summary(self) -> None:
+        # workers sharing a record each schedule the job: it runs once per interval among them
+        engine = self._check_open()
+        gap = engine.config.summary.interval_seconds / 2
+        if await engine.jobs.summarize(unless_ran_within=gap):
+            await asyncio.to_thread(self.flush)
+
+    async def _scheduled_cleanup(self) -> None:
+        engine = self._check_open()
+        gap = engine.config.summary.cleanup_interval_seconds / 2
+        if await asyncio.to_thread(functools.partial(engine.jobs.cleanup, unless_ran_within=gap)):
+            await asyncio.to_thread(self.flush)
 
     async def run_cleanup_now(self) -> int:
         """Archive the least significant fraction of each user's summaries; returns how many."""

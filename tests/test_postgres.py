@@ -3,6 +3,8 @@ fixture: the same memory, kept the same way, as with the embedded SQLite file.""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from conftest import check_user_isolation, fill, sql, sql_count
 
@@ -78,3 +80,25 @@ def test_postgres_without_a_server_is_a_clear_error(config) -> None:
     config.store.postgres_dsn = "postgresql://nobody@127.0.0.1:1/none"  # type: ignore[assignment]
     with pytest.raises(StoreError, match="127.0.0.1:1"):
         MemoryManager("karin", config)
+
+
+async def test_two_workers_never_run_the_summary_job_at_once(make_manager, pg_config, tmp_path) -> None:
+    """Workers sharing a record claim the job with an advisory lock: while one summarises (its
+    model is slow), the other's run does nothing, so no interaction is summarised twice."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    pg_config.active.capacity = 2
+    slow = FakeListChatModel(responses=["用户在准备钢琴考级，很紧张。"], sleep=1.5)
+    first = make_manager(pg_config, summary_model=slow)
+    second_config = pg_config.model_copy(deep=True)
+    second_config.data_dir = str(tmp_path / "worker2")
+    second = make_manager(second_config, summary_model=FakeListChatModel(responses=["另一份总结"]))
+    fill(first, ["我在准备钢琴考级", "考级曲目是肖邦", "下周六考试", "有点紧张"], user_id="u1")
+
+    running = asyncio.create_task(first.run_summary_now())
+    await asyncio.sleep(0.5)  # the first worker holds the job, waiting for its model
+    assert await second.run_summary_now() == 0
+    assert await running == 1
+    assert await second.run_summary_now() == 0  # nothing left in the buffer
+    rows = sql(first, "SELECT content FROM entries WHERE layer = 'summary'")
+    assert [r[0] for r in rows] == ["用户在准备钢琴考级，很紧张。"]
