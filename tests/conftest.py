@@ -61,9 +61,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if RECORD != "postgres":
         return
     skip = pytest.mark.skip(reason="about the SQLite file or FTS5: covered by the suite's SQLite run")
+    again = pytest.mark.skip(reason="opens its own Postgres record: already run by the suite's first run")
     for item in items:
         if "sqlite_only" in item.keywords:
             item.add_marker(skip)
+        elif "postgres" in item.keywords:
+            item.add_marker(again)
 
 
 @pytest.fixture(scope="session")
