@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: setup postgres-binaries demo test lint bench bench-quality chroma reindex clean
+.PHONY: setup postgres-binaries demo test lint bench bench-quality chroma postgres reindex clean
 
 setup: $(STAMP)
 
@@ -39,6 +39,7 @@ lint: setup
 bench: setup
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench users
+	$(BIN)/python -m bench record
 
 bench-quality: setup
 	$(BIN)/python -m bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json
@@ -46,6 +47,9 @@ bench-quality: setup
 
 chroma: setup
 	$(BIN)/chroma run --path data/chroma-server --host 127.0.0.1 --port 8000
+
+postgres: setup postgres-binaries
+	$(BIN)/python -m bench.pg_server --port 5433 --folder data/postgres
 
 clean:
 	rm -rf data/demo data/bench-* .pytest_cache .mypy_cache .ruff_cache

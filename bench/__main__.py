@@ -1,10 +1,12 @@
-"""``python -m bench [perf options]``, ``python -m bench quality|retention|tokenizers|tiers|users [...]``.
+"""``python -m bench [perf options]``, ``python -m bench <quality|retention|...> [...]``.
 
 The perf benchmark (default) prints one table of figures measured in this run, next to their
 targets; ``quality`` runs the LoCoMo quality benchmark (:mod:`bench.quality`), ``retention`` the
 personal-facts retention benchmark (:mod:`bench.retention`), ``tokenizers`` the keyword
 tokenizer comparison (:mod:`bench.tokenizers`), ``tiers`` the cost of the cold tier
-(:mod:`bench.tiers`).
+(:mod:`bench.tiers`), ``importance`` the importance scorer, ``users`` many light users in one
+engine (:mod:`bench.users`), ``record`` the SQLite and Postgres records side by side
+(:mod:`bench.record`).
 """
 
 from __future__ import annotations
@@ -214,7 +216,7 @@ def _perf(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Dispatch: ``quality``, ``retention`` or ``tokenizers`` to that module's ``main``, else perf."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("quality", "retention", "tokenizers", "tiers", "importance", "users"):
+    if args and args[0] in ("quality", "retention", "tokenizers", "tiers", "importance", "users", "record"):
         module = importlib.import_module(f"bench.{args[0]}")  # lazy: heavy
         return int(module.main(args[1:]))
     if args and args[0] == "perf":

@@ -140,8 +140,14 @@ class Database(abc.ABC):
     """Where the record lives, for messages (a file path, or a server and database)."""
 
     @abc.abstractmethod
-    def transaction(self) -> contextlib.AbstractContextManager[Connection]:
-        """One write transaction; commits on success, rolls back on any exception."""
+    def transaction(self, *, durable: bool = True) -> contextlib.AbstractContextManager[Connection]:
+        """One write transaction; commits on success, rolls back on any exception.
+
+        Args:
+            durable: the commit waits until the write is on disk (what acknowledges an
+                interaction); ``False`` lets a server confirm first (a retrieval's decay tick:
+                SQLite's WAL mode with ``synchronous=NORMAL`` gives that to every commit).
+        """
 
     @abc.abstractmethod
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
@@ -263,7 +269,7 @@ class SqliteDatabase(Database):
             ) from exc
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Connection]:
+    def transaction(self, *, durable: bool = True) -> Iterator[Connection]:
         """One write transaction; commits on success, rolls back on any exception."""
         with self._lock:
             try:

@@ -27,7 +27,8 @@ class DecayTick:
         """Apply one tick for ``user_id``; returns how many entries changed tier (both ways)."""
         scope = scope_of(user_id)
         moved = 0
-        with self.db.transaction() as conn:
+        # a tick lost with the server is a recall that counts a little less: no acknowledgement
+        with self.db.transaction(durable=False) as conn:
             tick = self.db.advance_clock(conn, scope)
             for layer in self.decaying:
                 mine = [m for m in memories if m.entry.layer == layer.layer]

@@ -131,14 +131,17 @@ class PostgresDatabase(Database):
         return self._conn
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Connection]:
-        """One write transaction under the persona's advisory lock; commits on success."""
+    def transaction(self, *, durable: bool = True) -> Iterator[Connection]:
+        """One write transaction under the persona's advisory lock; commits on success
+        (``durable=False``: without waiting for the server's disk)."""
         with self._lock:
             conn = self._connection()
             wrapped = PostgresConnection(conn)
             try:
                 with conn.transaction():
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
+                    if not durable:
+                        conn.execute("SET LOCAL synchronous_commit = off")
                     yield wrapped
             except psycopg.errors.DiskFull as exc:
                 raise StorageFullError(

@@ -19,8 +19,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from pg_server import postgres_server
-
+from bench.pg_server import postgres_server
 from memory import MemoryConfig, MemoryManager
 from memory.embeddings import get_embeddings
 

@@ -1,7 +1,10 @@
-"""A throwaway PostgreSQL server for the tests: initdb in a temp folder, a free loopback port,
-stopped by its pid. Uses Debian's PostgreSQL binaries (``make setup`` installs them when missing).
+"""A local PostgreSQL server for the tests, the benchmarks and trying the Postgres record:
+initdb in a folder, a loopback port, stopped by its pid. Uses Debian's PostgreSQL binaries
+(``make test`` installs them when missing). Run as root, the server runs as the ``postgres``
+system user (PostgreSQL refuses root).
 
-Run as root, the server runs as the ``postgres`` system user (PostgreSQL refuses root).
+``python -m bench.pg_server [--port 5433] [--folder data/postgres]`` (``make postgres``) runs one
+in the foreground and prints its DSN; Ctrl-C stops it (a temp folder is removed, a given one kept).
 """
 
 from __future__ import annotations
@@ -47,22 +50,29 @@ def _run(command: list[str]) -> None:
 
 
 @contextlib.contextmanager
-def postgres_server() -> Iterator[str]:
-    """Start a server in a new temp folder; yields a DSN; stops it (by pid) and removes the folder.
+def postgres_server(folder: Path | None = None, port: int | None = None) -> Iterator[str]:
+    """Start a server; yields a DSN; stops it (by pid) afterwards.
 
-    The folder is made directly under the temp root (the server user must reach it)."""
+    Args:
+        folder: where its data lives (created, or reused when it holds a cluster); ``None``: a new
+            temp folder directly under the temp root (the server user must reach it), removed.
+        port: the loopback port (``None``: a free one).
+    """
     bin_dir = binaries()
     if bin_dir is None:
-        raise RuntimeError("PostgreSQL server binaries not found: run `make setup` (installs postgresql)")
-    folder = Path(tempfile.mkdtemp(prefix="persona-memory-pg-"))
+        raise RuntimeError("PostgreSQL server binaries not found: run `make test` (installs postgresql)")
+    keep = folder is not None
+    folder = folder.resolve() if folder is not None else Path(tempfile.mkdtemp(prefix="persona-memory-pg-"))
+    folder.mkdir(parents=True, exist_ok=True)
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")
     data, socket_dir = folder / "data", folder
-    _run(
-        [str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-         "-E", "UTF8", "--locale", "C.UTF-8", "--no-sync"]
-    )
-    port = _free_port()
+    if not (data / "PG_VERSION").exists():
+        _run(
+            [str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+             "-E", "UTF8", "--locale", "C.UTF-8", "--no-sync"]
+        )
+    port = port or _free_port()
     options = (
         f"-p {port} -k {socket_dir} -c listen_addresses=127.0.0.1 -c fsync=on "
         "-c max_connections=60 -c shared_buffers=32MB"
@@ -84,4 +94,23 @@ def postgres_server() -> Iterator[str]:
         else:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(folder, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    """Run a server in the foreground until Ctrl-C."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m bench.pg_server", description=__doc__)
+    parser.add_argument("--port", type=int, default=5433)
+    parser.add_argument("--folder", type=Path, default=None, help="keep the data here (default: temp)")
+    args = parser.parse_args()
+    with postgres_server(args.folder, args.port) as dsn:
+        print(f"PostgreSQL running: {dsn}  (Ctrl-C stops it)", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            signal.pause()
+
+
+if __name__ == "__main__":
+    main()
