@@ -95,6 +95,18 @@ def _import(manager: MemoryManager, size: int) -> dict[str, float]:
     return {"imported": float(report.imported), "seconds": report.seconds, "rate": report.rate}
 
 
+def _embedder_rate(manager: MemoryManager) -> float:
+    """Texts/s of the engine's embedder alone on what the import embedded (2,000 of the stored
+    interactions' index texts, one batched call): the limit the import is measured against."""
+    from memory.layers.rag import EMBED_MAX_CHARS
+    from memory.model import Layer
+
+    texts = [e.index_text[:EMBED_MAX_CHARS] for e in manager.inspector.entries(Layer.TEMPORARY, USER)[:2000]]
+    started = time.perf_counter()
+    manager._engine.embeddings.embed_documents(texts)
+    return len(texts) / (time.perf_counter() - started)
+
+
 def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
     """Import ``size`` interactions, then time retrieval in the engine and in the flat baseline."""
     from bench.flat import FlatBaseline, engine_hnsw, raw_query_latency
@@ -107,6 +119,7 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         err.log(f"size {size:,}: importing")
         imported = _import(manager, size)
         state = manager.debug_state()
+        imported["embedder_rate"] = _embedder_rate(manager)
         err.log(f"size {size:,}: {imported['rate']:,.0f}/s; timing retrieval")
         engine = retrieve_latency(manager, repeats)
         parts = manager._engine  # the bench reads the engine's own collections to copy them
