@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,6 +88,39 @@ class MemoryArchive:
                 handle.flush()
                 os.fsync(handle.fileno())
         return len(lines)
+
+    def remove(self, drop: Callable[[ArchivedMemory], bool]) -> int:
+        """Rewrite the file without the records ``drop`` selects: a temp file, fsync, rename, so
+        a crash leaves the old file or the new one, never half of it. Unreadable lines stay as
+        they are. Returns how many records went."""
+        with self._lock:
+            if not self.path.exists():
+                return 0
+            kept: list[str] = []
+            removed = 0
+            text = self.path.read_text(encoding="utf-8", errors="surrogateescape")
+            for line in text.splitlines(keepends=True):
+                try:
+                    record = ArchivedMemory.from_json(line) if line.strip() else None
+                except (ValueError, KeyError, TypeError):
+                    record = None
+                if record is not None and drop(record):
+                    removed += 1
+                else:
+                    kept.append(line)
+            if removed:
+                temp = self.path.with_name(f"{self.path.name}.rewrite")
+                with temp.open("w", encoding="utf-8", errors="surrogateescape") as handle:
+                    handle.write("".join(kept))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temp, self.path)
+                folder = os.open(self.path.parent, os.O_RDONLY)
+                try:
+                    os.fsync(folder)
+                finally:
+                    os.close(folder)
+            return removed
 
     def _mend_torn_tail(self) -> None:
         """Make the file end with a whole line before appending (a full disk or a crash may

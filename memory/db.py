@@ -220,6 +220,14 @@ class Database(abc.ABC):
         ).fetchone()
         return int(row[0])
 
+    @staticmethod
+    def erase_clock(conn: Connection, scope: str) -> None:
+        """Forget a scope's decay clock."""
+        conn.execute("DELETE FROM clock WHERE scope = ?", (scope,))
+
+    def scrub(self) -> None:  # noqa: B027 (a server reclaims its own space)
+        """Make deleted rows gone from the files (not only unreachable): see the subclasses."""
+
     def clock_scopes(self) -> list[str]:
         """Every scope whose clock has ticked."""
         return [str(r[0]) for r in self.query("SELECT scope FROM clock ORDER BY scope")]
@@ -247,6 +255,7 @@ class SqliteDatabase(Database):
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._conn.execute("PRAGMA foreign_keys=ON")
+            self._conn.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: erased is gone
             check = self._conn.execute("PRAGMA quick_check").fetchone()
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
@@ -308,6 +317,12 @@ class SqliteDatabase(Database):
                 f"the memory database {self.path} cannot be written ({error}); nothing was written"
             )
         return None
+
+    def scrub(self) -> None:
+        """Copy the WAL into the file and truncate it: old page images of erased rows go (the
+        file's freed pages are already zeroed, ``secure_delete``)."""
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def writable(self) -> bool:
         """Whether the file may be written (a read-only folder or file says no)."""

@@ -28,6 +28,7 @@ from memory.db import Database, FolderLock, SqliteDatabase
 from memory.decay import DecayTick
 from memory.embeddings import get_embeddings
 from memory.entries import EntryTable
+from memory.erase import Eraser
 from memory.errors import ConfigError
 from memory.jobs import SummaryJobs
 from memory.journal import Journal
@@ -76,6 +77,7 @@ class Engine:
     recorder: Recorder
     jobs: SummaryJobs
     scheduler: MemoryScheduler
+    eraser: Eraser
 
     def close(self) -> None:
         """Stop the jobs and the worker, flush derived state, close files, release the lock."""
@@ -246,4 +248,5 @@ def _wire(
         recorder=recorder,
         jobs=summary_jobs,
         scheduler=scheduler,
+        eraser=Eraser(db, table, rag_layers, sync, purge=keywords.purge),
     )

@@ -70,6 +70,11 @@ class Journal:
         )
         return max(cursor.rowcount, 0)
 
+    @staticmethod
+    def erase_scope(conn: Connection, scope: str) -> int:
+        """Delete every interaction of a scope; returns how many."""
+        return max(conn.execute("DELETE FROM interactions WHERE scope = ?", (scope,)).rowcount, 0)
+
     def set_note(self, conn: Connection, interaction_id: str, note: str) -> None:
         """Attach the model's one-line summary to a recorded interaction."""
         conn.execute("UPDATE interactions SET note = ? WHERE id = ?", (note, interaction_id))

@@ -210,6 +210,12 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
     return rebuild
 
 
+def purge(conn: Connection) -> None:
+    """Merge the FTS5 index into one segment, so the words of deleted rows are no longer in it
+    (a delete only marks them until segments merge)."""
+    conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES('optimize')")
+
+
 def layer_clause(layer: str, with_cold: bool) -> tuple[str, list[object]]:
     """The condition on ``entries e`` for a layer's rows (and its cold ones), with its parameters."""
     if with_cold:

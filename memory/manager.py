@@ -25,7 +25,7 @@ from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
 from memory.engine import Engine, open_engine
-from memory.errors import ClosedError, StoreError
+from memory.errors import ClosedError, InvalidInputError, StoreError
 from memory.importer import ImportReport
 from memory.inspection import MemoryInspector
 from memory.jobs import first_runs
@@ -286,6 +286,21 @@ class MemoryManager:
         removed = await asyncio.to_thread(self._check_open().jobs.cleanup)
         await asyncio.to_thread(self.flush)
         return removed
+
+    def forget_user(self, user_id: str) -> int:
+        """Erase everything the engine holds of a user, from every file: interactions, memories
+        of every layer and tier, summaries, profile facts, keyword index, vectors and archive
+        lines (see :mod:`memory.erase`). Other users are untouched. Returns how many memories
+        went.
+
+        Raises:
+            InvalidInputError: ``user_id`` is empty (the persona's shared memory is not a user's).
+        """
+        engine = self._check_open()
+        user = check_user_id(user_id)
+        if user is None:
+            raise InvalidInputError("user_id", "name the user to erase (None is the persona's shared memory)")
+        return engine.eraser.forget_user(user)
 
     def restore(self, memory_id: str) -> bool:
         """Bring a forgotten (cold) memory back to its layer, as if just recalled.

@@ -66,6 +66,11 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
     return False
 
 
+def purge(conn: Connection) -> None:
+    """Nothing to merge: deleted rows' words went with their ``entries_kw`` rows (the server
+    reclaims the space at its next vacuum)."""
+
+
 def _quoted(word: str) -> str:
     return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
 

@@ -81,6 +81,11 @@ class ProfileTable:
         )
         return fact
 
+    @staticmethod
+    def erase_scope(conn: Connection, scope: str) -> int:
+        """Delete every fact (current and history) of a scope; returns how many."""
+        return max(conn.execute("DELETE FROM profile WHERE scope = ?", (scope,)).rowcount, 0)
+
     def current(self, user_id: str | None, limit: int | None = None) -> list[ProfileFact]:
         """A user's current facts, most recently set first (at most ``limit``)."""
         sql = (

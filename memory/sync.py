@@ -14,10 +14,10 @@ import fcntl
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from memory.archive import MemoryArchive
+from memory.archive import ArchivedMemory, MemoryArchive
 from memory.breaker import BreakerState, CircuitBreaker
 from memory.entries import EntryTable
 from memory.errors import StoreUnavailableError
@@ -112,6 +112,11 @@ class IndexSync:
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def erase_archived(self, drop: Callable[[ArchivedMemory], bool]) -> int:
+        """Remove records from the archive file (no export runs meanwhile, in any process)."""
+        with self._lock, self._exclusive_export():
+            return self.archive.remove(drop)
 
     def has_pending(self) -> bool:
         """Whether anything derived is behind SQLite (cheap: two indexed lookups)."""

@@ -58,7 +58,7 @@ RANKS: list[set[str]] = [
     {"layers", "layers.rag", "layers.decaying", "layers.active", "layers.temporary", "layers.summary"},
     {"layers.static"},
     {"candidates", "decay", "sync", "recorder", "jobs"},
-    {"retriever", "scheduler"},
+    {"retriever", "scheduler", "erase"},
     {"engine"},
     {"state", "inspection"},
     {"manager"},

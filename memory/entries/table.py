@@ -94,6 +94,14 @@ class EntryTable(DerivedStates):
             grouped.setdefault(str(scope), set()).add(str(entry_id))
         return grouped
 
+    def of_scope(self, scope: str) -> list[tuple[str, Layer]]:
+        """``(id, home layer)`` of every entry of a scope: its layer, or the one it was forgotten from."""
+        rows = self.db.query("SELECT id, layer, archived_layer FROM entries WHERE scope = ?", (scope,))
+        return [
+            (str(i), Layer(str(origin)) if layer == Layer.ARCHIVED.value and origin else Layer(str(layer)))
+            for i, layer, origin in rows
+        ]
+
     # -- writes inside a transaction -------------------------------------------------------
 
     def insert(self, conn: Connection, entries: Iterable[MemoryEntry], state: IndexState) -> int:
@@ -256,6 +264,11 @@ class EntryTable(DerivedStates):
     def set_importance(conn: Connection, entry_id: str, importance: float) -> None:
         """Record how important the summary model judged an entry (0 to 1)."""
         conn.execute("UPDATE entries SET importance = ? WHERE id = ?", (importance, entry_id))
+
+    @staticmethod
+    def erase_scope(conn: Connection, scope: str) -> int:
+        """Delete every entry of a scope, in every layer and tier; returns how many."""
+        return max(conn.execute("DELETE FROM entries WHERE scope = ?", (scope,)).rowcount, 0)
 
     @staticmethod
     def delete(conn: Connection, layer: Layer, ids: Sequence[str]) -> None:

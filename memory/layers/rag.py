@@ -205,6 +205,14 @@ class RagLayer:
             self.table.set_index_state(self.layer, sorted(missing), IndexState.PENDING)
         return self.index_pending(), removed
 
+    def erase_vectors(self, scope: str, ids: Sequence[str]) -> None:
+        """Remove a scope's vectors: its ids from the pooled collection, or its own collection."""
+        if self.stores.pooled(scope):
+            self.stores.by_name(self.stores.base_name).delete(list(ids))
+        else:
+            self.stores.by_name(self.stores.own_name(scope)).drop()
+            self.stores.forget_layout()
+
     def drop_all(self) -> None:
         """Delete every collection of this layer and mark its rows pending (``reindex``)."""
         for name in self.stores.existing_names() | self.stores.cached_names():

@@ -1,0 +1,70 @@
+"""Erasure: what a user asks to forget is gone from every file, not only out of reach.
+
+The record first (one transaction: the user's interactions, memories of every layer and tier,
+summaries, profile facts, decay clock; the keyword index follows by triggers or cascade and is
+merged so no deleted word stays in it), then the archive file (rewritten without the user's
+records: temp file, fsync, rename), then the vectors, then the SQLite file is scrubbed (freed
+pages are zeroed by ``secure_delete``; the WAL is checkpointed and truncated). Vectors hold no
+text; if the vector store is down they are removed by the repair at the next start, which
+drops every vector the record does not hold.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from memory.db import Connection, Database
+from memory.entries import EntryTable
+from memory.errors import StoreUnavailableError
+from memory.journal import Journal
+from memory.layers.rag import RagLayer
+from memory.model import Layer, scope_of, user_of
+from memory.profile import ProfileTable
+from memory.sync import IndexSync
+
+logger = logging.getLogger(__name__)
+
+
+class Eraser:
+    """Erases a user's memory from the record, the keyword index, the archive and the vectors.
+
+    Args:
+        purge: merges the keyword index after deletions (the record's keyword module's).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        table: EntryTable,
+        layers: dict[Layer, RagLayer],
+        sync: IndexSync,
+        purge: Callable[[Connection], None],
+    ) -> None:
+        self.db = db
+        self.table = table
+        self.layers = layers
+        self.sync = sync
+        self.purge = purge
+
+    def forget_user(self, user_id: str) -> int:
+        """Erase everything of one user; returns how many memories (of every layer) went."""
+        scope = scope_of(user_id)
+        homes = self.table.of_scope(scope)
+        with self.db.transaction() as conn:
+            erased = EntryTable.erase_scope(conn, scope)
+            Journal.erase_scope(conn, scope)
+            ProfileTable.erase_scope(conn, scope)
+            Database.erase_clock(conn, scope)
+            self.purge(conn)
+        owner = user_of(scope)
+        self.sync.erase_archived(lambda record: record.user_id == owner)
+        for layer, rag in self.layers.items():
+            ids = [entry_id for entry_id, home in homes if home == layer]
+            if ids and not rag.shared:
+                try:
+                    rag.erase_vectors(scope, ids)
+                except StoreUnavailableError as exc:
+                    logger.warning("vectors of an erased user stay until the next start: %s", exc)
+        self.db.scrub()
+        return erased

@@ -1,0 +1,57 @@
+"""Erasing a user: gone from every file (the bytes on disk), nobody else touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import fill
+
+from memory import InvalidInputError, MemoryConfig
+
+MARKER = "qxjvmarker"
+"""A word no model, dictionary or other user has: found on disk only where alice's text is."""
+
+
+def _files_holding(folders: list[Path], needle: bytes) -> list[Path]:
+    return [
+        path
+        for folder in folders
+        for path in folder.rglob("*")
+        if path.is_file() and needle in path.read_bytes()
+    ]
+
+
+async def test_forget_user_leaves_no_byte_of_their_text_and_keeps_everyone_else(
+    make_manager, config: MemoryConfig
+) -> None:
+    config.active.capacity = 2
+    config.temporary.decay_coefficient = 0.5  # alice's old memories go cold: archive file lines
+    manager = make_manager(config)
+    fill(manager, [f"我的秘密暗号是{MARKER}{i}号，千万别告诉别人" for i in range(8)], user_id="alice")
+    manager.remember(f"alice的暗号是{MARKER}", user_id="alice", key="secret_word")
+    fill(manager, ["我家的柯基叫可乐", "我每天早上喝咖啡", "周末去爬山"], user_id="bob")
+    for _ in range(6):
+        manager.retrieve("今天天气怎么样", user_id="alice")
+    await manager.run_summary_now()
+    manager.flush()
+    folders = [Path(config.data_dir), Path(config.archive_dir)]
+    assert manager.inspector.archived(), "the test needs alice's forgotten memories in the archive"
+    assert _files_holding(folders, MARKER.encode()), "the test needs alice's text on disk first"
+
+    assert manager.forget_user("alice") > 8
+    assert _files_holding(folders, MARKER.encode()) == []  # even before close
+    manager.close()
+    assert _files_holding(folders, MARKER.encode()) == []
+
+    again = make_manager(config)
+    active, rag = again.retrieve("暗号是什么", user_id="alice")
+    assert MARKER not in active + rag and again.profile("alice") == {}
+    active, rag = again.retrieve("我家的狗叫什么", user_id="bob")
+    assert "可乐" in active + rag and "周末去爬山" in active
+
+
+def test_forget_user_needs_a_user(make_manager) -> None:
+    manager = make_manager()
+    with pytest.raises(InvalidInputError, match="user_id"):
+        manager.forget_user(None)  # type: ignore[arg-type]
