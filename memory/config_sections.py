@@ -221,6 +221,7 @@ class StoreConfig(Section):
     hnsw_max_neighbors: Int = Field(32, ge=2, description="HNSW links per node")
     call_timeout_seconds: Float = Field(10.0, gt=0, description="longest wait for one vector index call")
     malloc_arena_max: Int = Field(2, ge=0, description="embedded: cap glibc malloc arenas (0: leave as is)")
+    scrub_freed_memory: Bool = Field(True, description="glibc overwrites freed memory (no stale text)")
     breaker_failure_threshold: Int = Field(1, ge=1, description="failures before degrading")
     breaker_initial_backoff_seconds: Float = Field(1.0, gt=0, description="first wait before a probe")
     breaker_max_backoff_seconds: Float = Field(60.0, gt=0, description="longest wait between probes")

@@ -44,7 +44,7 @@ from memory.recorder import Recorder
 from memory.retriever import MemoryRetriever
 from memory.scheduler import MemoryScheduler
 from memory.scoped import ScopedStores
-from memory.store import ChromaBackend, cap_malloc_arenas
+from memory.store import ChromaBackend, cap_malloc_arenas, scrub_freed_memory
 from memory.summarizer import Summarizer, load_model_factory
 from memory.sync import IndexSync
 from memory.tokens import JIEBA
@@ -106,6 +106,7 @@ def open_engine(
         jobs: the coroutine functions the scheduler runs (summary, clean-up).
     """
     cap_malloc_arenas(config.store.malloc_arena_max)
+    scrub_freed_memory(config.store.scrub_freed_memory)
     data_dir = Path(config.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     lock = None

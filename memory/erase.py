@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from memory.db import Connection, Database
 from memory.entries import EntryTable
-from memory.errors import StoreUnavailableError
+from memory.errors import InvalidInputError, StoreUnavailableError
 from memory.journal import Journal
 from memory.layers.rag import RagLayer
 from memory.model import Layer, scope_of, user_of
@@ -46,6 +46,34 @@ class Eraser:
         self.layers = layers
         self.sync = sync
         self.purge = purge
+
+    def forget(self, memory_id: str, user_id: str | None, *, any_user: bool) -> bool:
+        """Erase one memory (and the recorded interaction of the same id); False when there is
+        no such memory, or it is not ``user_id``'s (unless ``any_user``).
+
+        Raises:
+            InvalidInputError: a persona (static) memory: it lives in the persona's files.
+        """
+        found = self.table.by_ids(None, [memory_id])
+        if not found or (not any_user and scope_of(found[0].user_id) != scope_of(user_id)):
+            return False
+        entry = found[0]
+        home = entry.origin if entry.layer == Layer.ARCHIVED and entry.origin else entry.layer
+        if home == Layer.STATIC:
+            raise InvalidInputError("memory_id", "a persona memory: edit the persona's files instead")
+        with self.db.transaction() as conn:
+            EntryTable.erase_ids(conn, [memory_id])
+            Journal.erase_ids(conn, [memory_id])
+            self.purge(conn)
+        self.sync.erase_archived(lambda record: record.id == memory_id)
+        rag = self.layers.get(home)
+        if rag is not None:
+            try:
+                rag.stores.for_scope(scope_of(entry.user_id)).delete([memory_id])
+            except StoreUnavailableError as exc:
+                logger.warning("the vector of an erased memory stays until the next start: %s", exc)
+        self.db.scrub()
+        return True
 
     def forget_user(self, user_id: str) -> int:
         """Erase everything of one user; returns how many memories (of every layer) went."""

@@ -71,6 +71,11 @@ class Journal:
         return max(cursor.rowcount, 0)
 
     @staticmethod
+    def erase_ids(conn: Connection, ids: Sequence[str]) -> None:
+        """Delete interactions by id."""
+        conn.executemany("DELETE FROM interactions WHERE id = ?", [(i,) for i in ids])
+
+    @staticmethod
     def erase_scope(conn: Connection, scope: str) -> int:
         """Delete every interaction of a scope; returns how many."""
         return max(conn.execute("DELETE FROM interactions WHERE scope = ?", (scope,)).rowcount, 0)

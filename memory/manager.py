@@ -287,6 +287,20 @@ class MemoryManager:
         await asyncio.to_thread(self.flush)
         return removed
 
+    def forget(self, memory_id: str, *, user_id: str | None = None) -> bool:
+        """Erase one memory from every file (see :meth:`forget_user`); with ``user_id``, only if
+        it is that user's (a tool acting for a user can never erase someone else's).
+
+        Returns:
+            True when it was erased; False for an unknown id or another user's memory.
+
+        Raises:
+            InvalidInputError: an empty id, or a persona (static) memory.
+        """
+        engine = self._check_open()
+        memory, user = check_memory_id(memory_id), check_user_id(user_id)
+        return engine.eraser.forget(memory, user, any_user=user_id is None)
+
     def forget_user(self, user_id: str) -> int:
         """Erase everything the engine holds of a user, from every file: interactions, memories
         of every layer and tier, summaries, profile facts, keyword index, vectors and archive

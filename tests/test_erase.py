@@ -55,3 +55,25 @@ def test_forget_user_needs_a_user(make_manager) -> None:
     manager = make_manager()
     with pytest.raises(InvalidInputError, match="user_id"):
         manager.forget_user(None)  # type: ignore[arg-type]
+
+
+def test_forget_erases_one_memory_and_only_for_its_owner(make_manager, config: MemoryConfig) -> None:
+    config.active.capacity = 1
+    manager = make_manager(config)
+    secret, kept, last = fill(
+        manager, [f"我的银行卡密码提示是{MARKER}", "我喜欢吃草莓", "今天下雨了"], user_id="alice"
+    )
+    manager.flush()
+    assert manager.forget(secret, user_id="bob") is False  # not bob's to erase
+    assert manager.inspector.entry(secret) is not None
+    assert manager.forget(secret, user_id="alice") is True
+    assert manager.forget(secret, user_id="alice") is False  # already gone
+    assert manager.inspector.entry(secret) is None and manager.inspector.interaction(secret) is None
+    assert secret not in manager.inspector.indexed_ids(manager.inspector.entry(kept).layer, "alice")
+    manager.close()
+    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+    again = make_manager(config)
+    assert "草莓" in again.retrieve("我喜欢吃什么", user_id="alice")[1]
+    static = again.inspector.entries(again.inspector.entry(last).layer.STATIC)[0].id
+    with pytest.raises(InvalidInputError, match="persona"):
+        again.forget(static)

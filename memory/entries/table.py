@@ -266,6 +266,11 @@ class EntryTable(DerivedStates):
         conn.execute("UPDATE entries SET importance = ? WHERE id = ?", (importance, entry_id))
 
     @staticmethod
+    def erase_ids(conn: Connection, ids: Sequence[str]) -> None:
+        """Delete entries by id, whatever their layer."""
+        conn.executemany("DELETE FROM entries WHERE id = ?", [(i,) for i in ids])
+
+    @staticmethod
     def erase_scope(conn: Connection, scope: str) -> int:
         """Delete every entry of a scope, in every layer and tier; returns how many."""
         return max(conn.execute("DELETE FROM entries WHERE scope = ?", (scope,)).rowcount, 0)
