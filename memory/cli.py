@@ -1,4 +1,4 @@
-"""Command line: ``demo``, ``import``, ``reindex``, ``state``."""
+"""Command line: ``demo``, ``import``, ``reindex``, ``state``, ``forget-user``."""
 
 from __future__ import annotations
 
@@ -76,6 +76,25 @@ def _reindex(args: argparse.Namespace) -> int:
     return 0
 
 
+def _forget_user(args: argparse.Namespace) -> int:
+    from memory.manager import MemoryManager
+
+    if not args.yes:
+        print(
+            f"this erases every memory of user {args.user!r} of {args.persona} from every file, for "
+            "good; run again with --yes to do it",
+            file=sys.stderr,
+        )
+        return 2
+    manager = MemoryManager(args.persona, _config(args))
+    try:
+        count = manager.forget_user(args.user)
+    finally:
+        manager.close()
+    print(f"erased {count} memories of user {args.user!r} of {args.persona}")
+    return 0
+
+
 def _state(args: argparse.Namespace) -> int:
     from memory.manager import MemoryManager
 
@@ -123,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
     reindex = sub.add_parser("reindex", help="rebuild the Chroma index from SQLite")
     reindex.add_argument("--persona", required=True)
     reindex.set_defaults(run=_reindex)
+    forget = sub.add_parser("forget-user", help="erase every memory of one user, from every file")
+    forget.add_argument("user", help="the user id")
+    forget.add_argument("--persona", required=True)
+    forget.add_argument("--yes", action="store_true", help="confirm: without it nothing is erased")
+    forget.set_defaults(run=_forget_user)
     state = sub.add_parser("state", help="print debug_state() as JSON")
     state.add_argument("--persona", required=True)
     state.set_defaults(run=_state)

@@ -201,3 +201,24 @@ def test_an_unknown_persona_names_the_absolute_folder_searched(tmp_path, capsys,
     )
     err = capsys.readouterr().err
     assert code == 2 and str(tmp_path / "personas") in err and "Traceback" not in err
+
+
+def test_forget_user_erases_only_with_confirmation(tmp_path, capsys) -> None:
+    config = MemoryConfig()
+    config.personas_dir = str(REPO / "personas")
+    config.data_dir = str(tmp_path / "d" / "memory_store")
+    config.archive_dir = str(tmp_path / "d" / "archive")
+    manager = MemoryManager("karin", config)
+    manager.record_interaction_sync("我的小名叫豆豆", "好可爱～", user_id="u7")
+    manager.record_interaction_sync("我喜欢下雨天", "嗯嗯", user_id="u8")
+    manager.close()
+    assert main(_args(tmp_path, "forget-user", "u7", "--persona", "karin")) == 2
+    assert "--yes" in capsys.readouterr().err
+    assert main(_args(tmp_path, "forget-user", "u7", "--persona", "karin", "--yes")) == 0
+    assert "erased 1 memories" in capsys.readouterr().out
+    manager = MemoryManager("karin", config)
+    try:
+        assert "豆豆" not in manager.retrieve("我的小名", user_id="u7")[0]
+        assert "下雨天" in manager.retrieve("我喜欢什么天气", user_id="u8")[0]
+    finally:
+        manager.close()
