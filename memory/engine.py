@@ -24,12 +24,13 @@ from memory import profile as profile_table
 from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
 from memory.config_sections import RecordKind
-from memory.db import Database, FolderLock, SqliteDatabase
+from memory.db import Database
 from memory.decay import DecayTick
 from memory.embeddings import get_embeddings
 from memory.entries import EntryTable
 from memory.erase import Eraser
 from memory.errors import ConfigError
+from memory.heap import cap_malloc_arenas, scrub_freed_memory
 from memory.jobs import SummaryJobs
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
@@ -44,7 +45,8 @@ from memory.recorder import Recorder
 from memory.retriever import MemoryRetriever
 from memory.scheduler import MemoryScheduler
 from memory.scoped import ScopedStores
-from memory.store import ChromaBackend, cap_malloc_arenas, scrub_freed_memory
+from memory.sqlite import FolderLock, SqliteDatabase
+from memory.store import ChromaBackend
 from memory.summarizer import Summarizer, load_model_factory
 from memory.sync import IndexSync
 from memory.tokens import JIEBA

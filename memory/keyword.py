@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
-from memory.db import Connection, SqliteConnection
+from memory.db import Connection
 from memory.model import Layer
+from memory.sqlite import SqliteConnection
 from memory.tokens import JIEBA, TRIGRAM, index_tokens, load_jieba, query_terms, scope_tag, scoped
 
 FTS_TABLE = "entries_fts"
