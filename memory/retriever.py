@@ -15,13 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
-from memory import keyword, ranking
+from memory import keyword, ranking, runnables
 from memory.candidates import CandidateSearch
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.db import Database
@@ -203,57 +201,24 @@ class MemoryRetriever:
             logger.warning("decay tick failed (%s); the retrieval is still served", exc)
 
     def as_runnable(self) -> Runnable[Any, dict[str, str]]:
-        """An LCEL Runnable: ``str`` or ``{"query": str, "user_id"?: str}`` to
-        ``{"active": str, "rag": str}``."""
+        """An LCEL Runnable to ``{"active": str, "rag": str}``. Input: a str; a dict with
+        ``query``, ``input`` or ``question`` (and ``user_id``); a message, or a list of messages
+        (the last human message is the query). The user is the input's ``user_id``, else
+        ``config["configurable"]["user_id"]``, else the persona's shared memory."""
 
-        def run(payload: Any) -> dict[str, str]:
-            query: Any = payload.get("query") if isinstance(payload, dict) else payload
-            user_id: Any = payload.get("user_id") if isinstance(payload, dict) else None
+        def run(payload: Any, config: RunnableConfig) -> dict[str, str]:
+            query, user_id = runnables.query_and_user(payload, config)
             active_text, rag_text = self.retrieve(query, user_id=user_id)  # validates both
             return {"active": active_text, "rag": rag_text}
 
-        async def arun(payload: Any) -> dict[str, str]:
-            return await asyncio.to_thread(run, payload)
+        async def arun(payload: Any, config: RunnableConfig) -> dict[str, str]:
+            return await asyncio.to_thread(run, payload, config)
 
-        return RunnableLambda(run, afunc=arun, name="persona_memory")
+        lambda_ = RunnableLambda(run, afunc=arun, name="persona_memory")
+        schema: Any = runnables.MemoryInput  # a union: pydantic builds the schema from it
+        output: Any = runnables.MemoryOutput
+        return lambda_.with_types(input_type=schema, output_type=output)
 
     def as_langchain_retriever(self, *, user_id: str | None = None) -> BaseRetriever:
         """A ``BaseRetriever`` whose Documents carry layer, significance, timestamp and score."""
-        return MemoryDocumentRetriever(memory=self, user_id=check_user_id(user_id))
-
-
-def to_document(memory: RetrievedMemory) -> Document:
-    """A LangChain Document of a retrieved memory."""
-    entry = memory.entry
-    return Document(
-        page_content=entry.display_text,
-        id=entry.id,
-        metadata={
-            "id": entry.id,
-            "layer": entry.layer.value,
-            "significance": memory.significance,
-            "timestamp": entry.created_at.isoformat(),
-            "score": memory.score,
-            "similarity": memory.similarity,
-            "user_id": entry.user_id,
-        },
-    )
-
-
-class MemoryDocumentRetriever(BaseRetriever):
-    """LangChain retriever over a :class:`MemoryRetriever` (RAG layers; one decay tick a call)."""
-
-    memory: Any
-    user_id: str | None = None
-
-    def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
-    ) -> list[Document]:
-        result = self.memory.retrieve_memories(query, user_id=self.user_id)
-        return [to_document(m) for m in result.memories]
-
-    async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
-    ) -> list[Document]:
-        result = await asyncio.to_thread(self.memory.retrieve_memories, query, user_id=self.user_id)
-        return [to_document(m) for m in result.memories]
+        return runnables.MemoryDocumentRetriever(memory=self, user_id=check_user_id(user_id))

@@ -47,6 +47,7 @@ RANKS: list[set[str]] = [
         "deadline",
         "tokens",
         "heap",
+        "runnables",
     },
     {"config_sections"},
     {"config", "db", "sqlite", "keyword", "importer", "extractive"},

@@ -56,8 +56,11 @@ def test_non_int_top_k_is_a_type_error(make_manager) -> None:
 
 def test_runnable_with_bad_payload_raises_named_error(make_manager) -> None:
     manager = make_manager()
+    runnable = manager.retriever.as_runnable()
+    with pytest.raises(InvalidInputError, match="query"):
+        runnable.invoke({"text": "wrong key"})
     with pytest.raises(InputTypeError, match="query"):
-        manager.retriever.as_runnable().invoke({"question": "wrong key"})
+        runnable.invoke(42)
 
 
 def test_persona_without_static_folder_logs_a_warning(config, caplog) -> None:

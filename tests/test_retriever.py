@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from conftest import check_user_isolation, fill
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.output_parsers import StrOutputParser
@@ -11,7 +12,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 
-from memory import Layer
+from memory import InvalidInputError, Layer
 from memory.formatter import relative_time
 
 
@@ -168,3 +169,41 @@ async def test_retrieved_text_never_repeats_a_line_the_prompt_already_holds(make
     active, rag = manager.retrieve("我家的猫叫什么？")
     assert active.count("我家的猫叫年糕") == 1 and "我家的猫叫年糕" not in rag
     assert "【相关的总结记忆】" not in rag  # nothing new left in the summary: not shown at all
+
+
+def test_runnable_takes_chat_inputs_and_the_user_from_config(make_manager, config) -> None:
+    """A str, {"input"}, {"question"}, a message or a list of messages; the user from the input
+    or from config["configurable"], as LangChain and LangGraph pass it."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    config.active.capacity = 5
+    manager = make_manager(config)
+    fill(manager, ["我的猫叫团团"], user_id="u1")
+    fill(manager, ["我的狗叫可乐"], user_id="u2")
+    runnable = manager.retriever.as_runnable()
+    as_u1 = {"configurable": {"user_id": "u1"}}
+    for payload in (
+        "我的宠物叫什么",
+        {"input": "我的宠物叫什么"},
+        {"question": "我的宠物叫什么"},
+        HumanMessage("我的宠物叫什么"),
+        [HumanMessage("你好"), AIMessage("前辈好～"), HumanMessage("我的宠物叫什么")],
+    ):
+        out = runnable.invoke(payload, config=as_u1)
+        assert "团团" in out["active"] and "可乐" not in out["active"], payload
+    assert "可乐" in runnable.invoke({"query": "宠物", "user_id": "u2"}, config=as_u1)["active"]
+    assert "团团" not in runnable.invoke("宠物")["active"]  # no user: the shared memory only
+    schema = runnable.get_input_jsonschema()
+    assert "anyOf" in schema or "oneOf" in schema
+    with pytest.raises(InvalidInputError, match="query"):
+        runnable.invoke({"text": "宠物"})
+
+
+async def test_the_retriever_takes_its_user_from_config(make_manager, config) -> None:
+    config.active.capacity = 1
+    manager = make_manager(config)
+    fill(manager, ["我的猫叫团团", "随便说说"], user_id="u1")
+    retriever = manager.retriever.as_langchain_retriever()
+    docs = await retriever.ainvoke("我的猫叫什么", config={"configurable": {"user_id": "u1"}})
+    assert any("团团" in d.page_content for d in docs)
+    assert not any("团团" in d.page_content for d in retriever.invoke("我的猫叫什么"))
