@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from memory.store import ChromaBackend, StoreHit, VectorStore
+from memory.store import ChromaBackend
+from memory.vectors import StoreHit, VectorStore
 
 DIGEST_CHARS = 24
 POOL_LIMIT = 64

@@ -1,10 +1,9 @@
 """The Chroma vector index (the only module that imports chromadb).
 
 :class:`ChromaBackend` opens the client (embedded ``PersistentClient`` or ``HttpClient``) and
-shares one :class:`~memory.breaker.CircuitBreaker` among its collections. :class:`VectorStore`
-wraps one collection (cosine space): upsert, search, delete, read vectors back.
-Embeddings are always computed here and passed explicitly: Chroma's default embedding function
-would try to download a model.
+shares one :class:`~memory.breaker.CircuitBreaker` among its collections; each collection is a
+:class:`memory.vectors.VectorStore` (cosine space). Embeddings are always computed by the engine
+and passed explicitly: Chroma's default embedding function would try to download a model.
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ import functools
 import logging
 import shutil
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +23,6 @@ import httpx
 from chromadb.api.client import SharedSystemClient  # type: ignore[attr-defined]
 from chromadb.config import Settings
 from chromadb.errors import NotFoundError
-from langchain_core.embeddings import Embeddings
 
 from memory.breaker import CircuitBreaker
 from memory.config import StoreConfig, StoreMode
@@ -35,23 +32,12 @@ from memory.heap import trim_malloc
 
 logger = logging.getLogger(__name__)
 
-Metadata = dict[str, str | int | float | bool]
-Vector = list[float]
-MAX_BATCH = 5000
 HTTP_TIMEOUT = httpx.Timeout(15.0, connect=3.0)
 _T = TypeVar("_T")
 
 
 def _settings() -> Settings:
     return Settings(anonymized_telemetry=False, allow_reset=False)
-
-
-@dataclass(frozen=True)
-class StoreHit:
-    """One search result: an id and its cosine similarity to the query."""
-
-    id: str
-    similarity: float
 
 
 class ChromaBackend:
@@ -261,109 +247,3 @@ def _detach(client: Any) -> Callable[[], None]:
                 system.stop()
 
     return stop
-
-
-def _upsert(collection: Any, *, ids: list[str], vectors: list[Vector], metadatas: list[Metadata]) -> None:
-    collection.upsert(ids=ids, embeddings=vectors, metadatas=metadatas)
-
-
-def _delete(collection: Any, *, ids: list[str]) -> None:
-    collection.delete(ids=ids)
-
-
-class VectorStore:
-    """One Chroma collection, with explicit embeddings; Chroma holds ids, vectors and a scope.
-
-    No document text is stored in Chroma (SQLite is the record, and erased text must not linger
-    in the index files). The collection handle is fetched lazily, so a store created during an
-    outage works once the backend is back.
-    """
-
-    def __init__(self, backend: ChromaBackend, name: str, embeddings: Embeddings) -> None:
-        self.backend = backend
-        self.name = name
-        self.embeddings = embeddings
-        self._collection: Any = None
-        self._generation = backend.generation
-
-    def _call(self, operation: Callable[[Any], _T]) -> _T:
-        def run() -> _T:
-            if self._collection is None or self._generation != self.backend.generation:
-                self._collection = self.backend.collection(self.name)
-                self._generation = self.backend.generation
-            try:
-                return operation(self._collection)
-            except Exception:
-                self._collection = None
-                raise
-
-        return self.backend.guard(run)
-
-    def add(
-        self,
-        ids: Sequence[str],
-        texts: Sequence[str],
-        metadatas: Sequence[Metadata],
-        *,
-        vectors: Mapping[str, Vector] | None = None,
-    ) -> None:
-        """Upsert vectors by id (idempotent): the given ones, else embeddings of ``texts``.
-
-        The texts are embedded, never stored.
-        """
-        if not ids:
-            return
-        known = vectors or {}
-        missing = [i for i, entry_id in enumerate(ids) if entry_id not in known]
-        embedded = self.embeddings.embed_documents([texts[i] for i in missing]) if missing else []
-        by_position = dict(zip(missing, embedded, strict=True))
-        ordered = [known[entry_id] if entry_id in known else by_position[i] for i, entry_id in enumerate(ids)]
-        for start in range(0, len(ids), MAX_BATCH):
-            end = start + MAX_BATCH
-            batch_ids = list(ids[start:end])
-            batch_vectors = [list(v) for v in ordered[start:end]]
-            batch_meta = [dict(m) or {"_": 0} for m in metadatas[start:end]]
-            self._call(functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta))
-        # Chroma applies its write log to the collection at the next read; a read now does it here,
-        # in the indexer, not in a retrieval (which would also fail on a folder turned read-only)
-        self._call(lambda col: col.count())
-
-    def search(self, vector: Vector, top_k: int) -> list[StoreHit]:
-        """The ``top_k`` nearest ids to ``vector`` with their cosine similarity, best first."""
-        if top_k <= 0:
-            return []
-        result = self._call(
-            lambda col: col.query(query_embeddings=[list(vector)], n_results=top_k, include=["distances"])
-        )
-        return [
-            StoreHit(doc_id, 1.0 - float(distance))
-            for doc_id, distance in zip(result["ids"][0], result["distances"][0], strict=True)
-        ]
-
-    def delete(self, ids: Sequence[str]) -> None:
-        """Remove vectors by id; unknown ids are ignored."""
-        for start in range(0, len(ids), MAX_BATCH):
-            batch = list(ids[start : start + MAX_BATCH])
-            self._call(functools.partial(_delete, ids=batch))
-
-    def vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
-        """The stored vectors of the given ids (missing ids are absent from the result)."""
-        if not ids:
-            return {}
-        result = self._call(lambda col: col.get(ids=list(ids), include=["embeddings"]))
-        return {i: [float(x) for x in v] for i, v in zip(result["ids"], result["embeddings"], strict=True)}
-
-    def ids(self, *, scope: str | None = None) -> set[str]:
-        """The ids the collection holds (of one scope, by its metadata: not for the reply path)."""
-        where = {"scope": scope} if scope is not None else None
-        return set(self._call(lambda col: col.get(where=where, include=[])["ids"]))
-
-    def ensure(self) -> None:
-        """Create the collection if it does not exist yet."""
-        self._call(lambda col: None)
-
-    def drop(self) -> None:
-        """Delete the collection (used by ``reindex``)."""
-        with contextlib.suppress(StoreUnavailableError):
-            self.backend.guard(lambda: self.backend.delete_collection(self.name))
-        self._collection = None

@@ -56,6 +56,7 @@ RANKS: list[set[str]] = [
     {"entries.states"},
     {"entries.table"},
     {"entries"},
+    {"vectors"},
     {"scoped"},
     {"layers", "layers.rag", "layers.decaying", "layers.active", "layers.temporary", "layers.summary"},
     {"layers.static"},
@@ -63,6 +64,7 @@ RANKS: list[set[str]] = [
     {"retriever", "scheduler", "erase"},
     {"engine"},
     {"state", "inspection"},
+    {"upkeep"},
     {"manager"},
     {"demo", "cli", "__main__"},
 ]

@@ -6,8 +6,8 @@ import pytest
 from conftest import fill
 
 from memory import MemoryManager, keyword
-from memory.store import VectorStore
 from memory.tokens import query_terms, words
+from memory.vectors import VectorStore
 
 REDIS = "Deployed 3-node redis cluster, config at /opt/redis/"
 

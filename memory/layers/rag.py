@@ -16,7 +16,7 @@ from memory.entries import EntryTable
 from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.scoped import POOL_LIMIT, ScopedStores, nearest
 from memory.significance import significance_at
-from memory.store import StoreHit
+from memory.vectors import StoreHit
 
 logger = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from memory.layers.rag import RagLayer
 from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
 from memory.persona import STATIC_DIR
 from memory.scoped import ScopedStores
-from memory.store import VectorStore
+from memory.vectors import VectorStore
 
 logger = logging.getLogger(__name__)
 
