@@ -32,13 +32,14 @@ from memory.persona import Persona, load_persona
 from memory.recorder import NumberedRecord, Record
 from memory.retriever import MemoryRetriever, RetrievalResult
 from memory.state import build_debug_state
+from memory.surface import LangChainSurface
 from memory.upkeep import MemoryUpkeep
 from memory.validation import check_persona, check_user_id
 
 logger = logging.getLogger(__name__)
 
 
-class MemoryManager(MemoryUpkeep):
+class MemoryManager(MemoryUpkeep, LangChainSurface):
     """Four-layer memory of one persona.
 
     Args:

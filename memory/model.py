@@ -117,6 +117,10 @@ class MemoryEntry:
     """Remembered on purpose (``remember``): never decays, never forgotten."""
     importance: float | None = None
     """How much it matters (0 to 1), when the summary model's gate judged it."""
+    key: str | None = None
+    """Its key in a LangGraph store namespace (a ``put`` to the same key replaces its text)."""
+    item: str | None = None
+    """The store value it was put with (a JSON object), kept as given."""
 
     @property
     def index_text(self) -> str:

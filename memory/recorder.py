@@ -23,7 +23,7 @@ from memory.importer import ImportFileError, ImportReport, describe_error, recor
 from memory.journal import Journal
 from memory.layers.active import ActiveLayer
 from memory.layers.temporary import TemporaryLayer
-from memory.model import Interaction, Layer, MemoryEntry
+from memory.model import Interaction, Layer, MemoryEntry, scope_of
 from memory.profile import ProfileTable
 from memory.summarizer import Gate, render_interaction
 from memory.sync import IndexSync
@@ -31,6 +31,8 @@ from memory.validation import check_key, check_timestamp, check_user_id, clean_t
 
 REMEMBERED = "remember"
 """The source of what a user or the model asked to remember explicitly."""
+STORED = "store"
+"""The source of what a LangGraph store ``put`` wrote."""
 
 Record = Mapping[str, Any]
 NumberedRecord = tuple[int, Record | str]
@@ -148,6 +150,25 @@ class Recorder:
             self.temporary.add(conn, entry)
         self.sync.notify()
         return entry.id
+
+    def put_item(self, user_id: str, key: str, text: str, item: str) -> str:
+        """Store the memory a store key names, or replace its text (same id, re-indexed); pinned
+        like :meth:`remember`. Arguments are validated by the caller; returns the id."""
+        text = clean_text("value", text, self.config.max_text_chars)
+        if self.config.retrieval.keyword_tokenizer == tokens.JIEBA:
+            tokens.prepare([tokens.indexed_value(None, text)])
+        entry = MemoryEntry(
+            id=str(uuid.uuid4()), layer=Layer.TEMPORARY, content=text, created_at=self.now(),
+            user_id=user_id, source=STORED, pinned=True, key=key, item=item,
+        )  # fmt: skip
+        with self.db.transaction() as conn:
+            known = EntryTable.id_of_key(conn, scope_of(user_id), key)
+            if known is None:
+                self.temporary.add(conn, entry)
+            else:
+                self.temporary.table.set_content(conn, known, text, item)
+        self.sync.notify()
+        return known or entry.id
 
     def import_records(
         self,

@@ -44,11 +44,13 @@ class MemoryOutput(TypedDict):
     rag: str
 
 
-def _configured_user(config: RunnableConfig | None) -> Any:
+def configured_user(config: RunnableConfig | None) -> Any:
+    """``config["configurable"]["user_id"]``, or None."""
     return ((config or {}).get("configurable") or {}).get("user_id")
 
 
-def _message_text(message: BaseMessage) -> Any:
+def message_text(message: BaseMessage) -> Any:
+    """A message's text (the text parts of content blocks, joined)."""
     content = message.content
     if isinstance(content, list):  # content blocks: their text parts
         return " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
@@ -62,19 +64,19 @@ def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, An
         InputTypeError: an input of none of the accepted shapes.
         InvalidInputError: a dict without a query key, or messages without a human one.
     """
-    user = _configured_user(config)
+    user = configured_user(config)
     if isinstance(payload, dict):
         key = next((k for k in QUERY_KEYS if k in payload), None)
         if key is None:
             raise InvalidInputError("query", f"a dict input needs one of {', '.join(QUERY_KEYS)}")
         return payload[key], payload.get("user_id", user)
     if isinstance(payload, BaseMessage):
-        return _message_text(payload), user
+        return message_text(payload), user
     if isinstance(payload, list) and payload and all(isinstance(m, BaseMessage) for m in payload):
         human = [m for m in payload if isinstance(m, HumanMessage)]
         if not human:
             raise InvalidInputError("query", "the messages hold no human message")
-        return _message_text(human[-1]), user
+        return message_text(human[-1]), user
     if isinstance(payload, str):
         return payload, user
     raise InputTypeError("query", "a str, a dict with a query, a message or a list of messages", payload)
@@ -109,14 +111,14 @@ class MemoryDocumentRetriever(BaseRetriever):
 
     def invoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
         """Retrieve for the fixed user, or the configured one."""
-        kwargs.setdefault("user_id", self.user_id if self.user_id is not None else _configured_user(config))
+        kwargs.setdefault("user_id", self.user_id if self.user_id is not None else configured_user(config))
         return super().invoke(input, config, **kwargs)
 
     async def ainvoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         """Async :meth:`invoke`."""
-        kwargs.setdefault("user_id", self.user_id if self.user_id is not None else _configured_user(config))
+        kwargs.setdefault("user_id", self.user_id if self.user_id is not None else configured_user(config))
         return await super().ainvoke(input, config, **kwargs)
 
     def _get_relevant_documents(

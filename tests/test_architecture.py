@@ -63,8 +63,8 @@ RANKS: list[set[str]] = [
     {"candidates", "decay", "sync", "recorder", "jobs"},
     {"retriever", "scheduler", "erase"},
     {"engine"},
-    {"state", "inspection"},
-    {"upkeep"},
+    {"state", "inspection", "chat", "tools", "graph_store"},
+    {"upkeep", "surface"},
     {"manager"},
     {"demo", "cli", "__main__"},
 ]

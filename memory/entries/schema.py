@@ -31,7 +31,9 @@ CREATE TABLE IF NOT EXISTS entries (
     archived_at REAL,
     exported INTEGER NOT NULL DEFAULT {ExportState.DONE},
     pinned INTEGER NOT NULL DEFAULT 0,
-    importance REAL
+    importance REAL,
+    key TEXT,
+    item TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_layer_scope ON entries(layer, scope, seq);
 CREATE INDEX IF NOT EXISTS entries_forget ON entries(layer, scope, forget_at);
@@ -41,7 +43,7 @@ CREATE INDEX IF NOT EXISTS entries_unexported ON entries(exported);
 
 COLUMNS = (
     "id, layer, scope, content, note, created_at, significance, changed_at, tags, source, archived_layer, "
-    "pinned, importance"
+    "pinned, importance, key, item"
 )
 SEARCHED = ",".join(f"'{layer.value}'" for layer in INDEXED_LAYERS)
 
@@ -60,6 +62,10 @@ def install(conn: Connection) -> None:
         conn.execute("ALTER TABLE entries ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
     if "importance" not in columns:
         conn.execute("ALTER TABLE entries ADD COLUMN importance REAL")
+    for column in ("key", "item"):  # version 3 files
+        if column not in columns:
+            conn.execute(f"ALTER TABLE entries ADD COLUMN {column} TEXT")
+    conn.execute("CREATE INDEX IF NOT EXISTS entries_key ON entries(scope, key)")
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
     if row is None or row[0] != SCHEMA_VERSION:
         conn.execute(
@@ -87,6 +93,8 @@ def entry_of(row: Sequence[object]) -> MemoryEntry:
         origin,
         pinned,
         importance,
+        key,
+        item,
     ) = row
     return MemoryEntry(
         id=str(entry_id),
@@ -102,6 +110,8 @@ def entry_of(row: Sequence[object]) -> MemoryEntry:
         origin=Layer(str(origin)) if origin is not None and layer == Layer.ARCHIVED.value else None,
         pinned=bool(pinned),
         importance=None if importance is None else float(importance),  # type: ignore[arg-type]
+        key=None if key is None else str(key),
+        item=None if item is None else str(item),
     )
 
 

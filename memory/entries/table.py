@@ -73,6 +73,11 @@ class EntryTable(DerivedStates):
             self.db.query("SELECT 1 FROM entries WHERE layer = ? AND scope = ? LIMIT 1", (layer.value, scope))
         )
 
+    def by_key(self, scope: str, key: str) -> MemoryEntry | None:
+        """The entry a store key names in a scope (the static layer has no keys)."""
+        rows = self.db.query(f"SELECT {COLUMNS} FROM entries WHERE scope = ? AND key = ?", (scope, key))
+        return entry_of(rows[0]) if rows else None
+
     def scopes(self, layer: Layer) -> list[str]:
         """Scopes that hold entries of a layer."""
         rows = self.db.query("SELECT DISTINCT scope FROM entries WHERE layer = ?", (layer.value,))
@@ -109,8 +114,8 @@ class EntryTable(DerivedStates):
         entries = list(entries)
         cursor = conn.executemany(
             "INSERT INTO entries(id, layer, scope, content, note, created_at, significance, "
-            "changed_at, indexed, tags, source, pinned, importance) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            "changed_at, indexed, tags, source, pinned, importance, key, item) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             [
                 (
                     e.id,
@@ -126,6 +131,8 @@ class EntryTable(DerivedStates):
                     e.source,
                     int(e.pinned),
                     e.importance,
+                    e.key,
+                    e.item,
                 )
                 for e in entries
             ],
@@ -248,6 +255,28 @@ class EntryTable(DerivedStates):
         if self.keywords is not None:
             rows = conn.execute("SELECT id, scope, note, content FROM entries WHERE id = ?", (entry_id,))
             self.keywords(conn, [(str(i), str(s), str(n), str(c)) for i, s, n, c in rows.fetchall()])
+
+    @staticmethod
+    def id_of_key(conn: Connection, scope: str, key: str) -> str | None:
+        """The id of the entry a store key names inside a write: its keyed entry, else the entry of
+        that id (a store lists memories without a key by their id)."""
+        row = conn.execute(
+            "SELECT id FROM entries WHERE scope = ? AND (key = ? OR (key IS NULL AND id = ?)) "
+            "ORDER BY key IS NULL LIMIT 1",
+            (scope, key, key),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_content(self, conn: Connection, entry_id: str, content: str, item: str | None) -> None:
+        """Replace an entry's text (a store ``put`` to its key); it is re-embedded and re-indexed."""
+        conn.execute(
+            f"UPDATE entries SET content = ?, item = ?, "
+            f"indexed = CASE WHEN layer IN ({SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
+            (content, item, int(IndexState.PENDING), entry_id),
+        )
+        if self.keywords is not None:
+            rows = conn.execute("SELECT id, scope, note, content FROM entries WHERE id = ?", (entry_id,))
+            self.keywords(conn, [(str(i), str(s), n, str(c)) for i, s, n, c in rows.fetchall()])
 
     @staticmethod
     def importances(conn: Connection, ids: Sequence[str]) -> dict[str, float]:
