@@ -1,4 +1,4 @@
-"""Command line: ``demo``, ``import``, ``reindex``, ``state``, ``forget-user``."""
+"""Command line: ``demo``, ``import``, ``export``, ``reindex``, ``state``, ``forget-user``."""
 
 from __future__ import annotations
 
@@ -39,8 +39,14 @@ def _import(args: argparse.Namespace) -> int:
 
     from memory.importer import check_file, read_jsonl
     from memory.manager import MemoryManager
+    from memory.transfer import is_export
 
     path = check_file(Path(args.file))
+    if is_export(path):
+        with MemoryManager(args.persona, _config(args)) as restoring:
+            count = restoring.import_memories(path)
+        print(f"restored {count} memories of {args.persona} from the export {path}")
+        return 0
     with path.open(encoding="utf-8", errors="replace") as handle:
         total = sum(1 for line in handle if line.strip())
     manager = MemoryManager(args.persona, _config(args))
@@ -61,6 +67,16 @@ def _import(args: argparse.Namespace) -> int:
         f"imported {report.imported} interactions in {report.seconds:.1f}s ({report.rate:.0f}/s); "
         f"already there {report.already}; skipped {len(report.skipped)}"
     )
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from memory.manager import MemoryManager
+
+    with MemoryManager(args.persona, _config(args)) as manager:
+        count = manager.export_memories(args.file, user_id=args.user)
+    whose = f"user {args.user!r}" if args.user else "every user"
+    print(f"exported {count} memories of {whose} of {args.persona} to {args.file}")
     return 0
 
 
@@ -127,8 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
     imp = sub.add_parser(
         "import",
-        help="bulk import interactions from a JSONL file",
-        description="Bulk import interactions from a JSONL file, in order, with their own times.",
+        help="bulk import interactions from a JSONL file, or restore an export",
+        description="Bulk import interactions from a JSONL file, in order, with their own times; "
+        "a file written by `export` is restored exactly instead.",
         epilog=FORMAT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -139,6 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip-invalid", action="store_true", help="skip bad lines (default: report them and import nothing)"
     )
     imp.set_defaults(run=_import)
+    exp = sub.add_parser("export", help="write every memory (of every layer and tier) to a JSONL file")
+    exp.add_argument("file", help="the JSONL file to write (restore it with `import`)")
+    exp.add_argument("--persona", required=True)
+    exp.add_argument("--user", help="only this user (default: every user and the shared memory)")
+    exp.set_defaults(run=_export)
     reindex = sub.add_parser("reindex", help="rebuild the Chroma index from SQLite")
     reindex.add_argument("--persona", required=True)
     reindex.set_defaults(run=_reindex)

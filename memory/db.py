@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -22,6 +22,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS clock (scope TEXT PRIMARY KEY, tick INTEGER NOT NULL);
 """
+CLOCK_COLUMNS = ("scope", "tick")
+"""The columns of a scope's decay clock in an export."""
 
 
 
@@ -162,6 +164,26 @@ class Database(abc.ABC):
 
     def scrub(self) -> None:  # noqa: B027 (a server reclaims its own space)
         """Make deleted rows gone from the files (not only unreachable): see the subclasses."""
+
+    def rows(
+        self, table: str, columns: Sequence[str], scopes: Sequence[str], *, ordered: bool = True
+    ) -> list[dict[str, object]]:
+        """Rows of a table's scopes as dicts (in record order when ``ordered``), for an export;
+        ``table`` and ``columns`` are the owner module's constants, never user input."""
+        if not scopes:
+            return []
+        order = " ORDER BY seq" if ordered else ""
+        where = f"scope IN ({','.join('?' * len(scopes))})"
+        sql = f"SELECT {', '.join(columns)} FROM {table} WHERE {where}{order}"
+        return [dict(zip(columns, row, strict=True)) for row in self.query(sql, tuple(scopes))]
+
+    @staticmethod
+    def insert_rows(
+        conn: Connection, table: str, columns: Sequence[str], rows: Iterable[Mapping[str, object]]
+    ) -> None:
+        """Insert exported rows as they were (inside the caller's transaction)."""
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})"
+        conn.executemany(sql, [tuple(row.get(c) for c in columns) for row in rows])
 
     def clock_scopes(self) -> list[str]:
         """Every scope whose clock has ticked."""

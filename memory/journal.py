@@ -8,6 +8,8 @@ from memory.db import Connection, Database, from_epoch
 from memory.model import Interaction, scope_of, user_of
 
 _COLUMNS = "id, scope, user_input, response, timestamp, note"
+EXPORTED = ("id", "scope", "user_input", "response", "timestamp", "note", "buffered")
+"""The columns of an interaction in an export (see :mod:`memory.transfer`)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS interactions (
@@ -83,6 +85,15 @@ class Journal:
     def set_note(self, conn: Connection, interaction_id: str, note: str) -> None:
         """Attach the model's one-line summary to a recorded interaction."""
         conn.execute("UPDATE interactions SET note = ? WHERE id = ?", (note, interaction_id))
+
+    def exported(self, scopes: Sequence[str]) -> list[dict[str, object]]:
+        """Every interaction of some scopes as export rows, in record order."""
+        return self.db.rows("interactions", EXPORTED, scopes)
+
+    @staticmethod
+    def restore(conn: Connection, rows: Sequence[dict[str, object]]) -> None:
+        """Insert exported interactions as they were."""
+        Database.insert_rows(conn, "interactions", EXPORTED, rows)
 
     def get(self, interaction_id: str) -> Interaction | None:
         """One interaction by id."""

@@ -29,6 +29,8 @@ CREATE TABLE IF NOT EXISTS profile (
 CREATE INDEX IF NOT EXISTS profile_current ON profile(scope, key, valid_until);
 """
 _COLUMNS = "id, scope, key, value, since, source, valid_until"
+EXPORTED = tuple(_COLUMNS.split(", "))
+"""The columns of a profile fact in an export (see :mod:`memory.transfer`)."""
 
 
 def install(conn: Connection) -> None:
@@ -85,6 +87,19 @@ class ProfileTable:
     def erase_scope(conn: Connection, scope: str) -> int:
         """Delete every fact (current and history) of a scope; returns how many."""
         return max(conn.execute("DELETE FROM profile WHERE scope = ?", (scope,)).rowcount, 0)
+
+    def scopes(self) -> list[str]:
+        """Scopes that hold facts."""
+        return [str(r[0]) for r in self.db.query("SELECT DISTINCT scope FROM profile")]
+
+    def exported(self, scopes: Sequence[str]) -> list[dict[str, object]]:
+        """Every fact of some scopes, superseded ones included, as export rows in record order."""
+        return self.db.rows("profile", EXPORTED, scopes)
+
+    @staticmethod
+    def restore(conn: Connection, rows: Sequence[dict[str, object]]) -> None:
+        """Insert exported facts as they were."""
+        Database.insert_rows(conn, "profile", EXPORTED, rows)
 
     def current(self, user_id: str | None, limit: int | None = None) -> list[ProfileFact]:
         """A user's current facts, most recently set first (at most ``limit``)."""

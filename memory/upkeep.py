@@ -8,7 +8,9 @@ import asyncio
 import functools
 import logging
 import sqlite3
+from pathlib import Path
 
+from memory import transfer
 from memory.engine import Engine
 from memory.errors import InvalidInputError, StoreError
 from memory.validation import check_memory_id, check_user_id
@@ -99,6 +101,29 @@ class MemoryUpkeep:
         if restored:
             engine.sync.notify()  # its vector moves back to the hot collection
         return restored
+
+    def export_memories(self, path: str | Path, *, user_id: str | None = None) -> int:
+        """Write one user's memory (or, with ``user_id=None``, every user's and the persona's
+        shared memory) to a JSON Lines file: every memory of every layer and tier with its
+        significance, tick, timestamps, pinned flag and key, the interactions, profile facts and
+        decay clocks (see :mod:`memory.transfer`). Returns how many memories."""
+        engine = self._check_open()
+        user = check_user_id(user_id)
+        engine.sync.flush()
+        return transfer.export(engine, Path(path), user_id=user, every_user=user is None)
+
+    def import_memories(self, path: str | Path) -> int:
+        """Restore an export made by :meth:`export_memories` into this persona (its users must
+        hold no memory here yet); retrievals then give what they gave where it was exported.
+        Returns how many memories.
+
+        Raises:
+            ImportFileError: not an export, a malformed line, or a user already present here.
+        """
+        engine = self._check_open()
+        count = transfer.import_export(engine, Path(path))
+        self.flush()
+        return count
 
     def reindex(self) -> int:
         """Rebuild the vector index from SQLite; returns how many entries were indexed."""

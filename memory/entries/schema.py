@@ -45,6 +45,26 @@ COLUMNS = (
     "id, layer, scope, content, note, created_at, significance, changed_at, tags, source, archived_layer, "
     "pinned, importance, key, item"
 )
+EXPORTED = (
+    "id", "layer", "scope", "content", "note", "created_at", "significance", "changed_at", "forget_at",
+    "tags", "source", "archived_layer", "archived_reason", "archived_at", "pinned", "importance", "key",
+    "item",
+)  # fmt: skip
+"""The columns of a memory in an export; its index and archive-file states are derived on import."""
+RESTORED = (*EXPORTED, "indexed", "exported")
+
+
+def restored(row: dict[str, object]) -> dict[str, object]:
+    """An exported row as it is inserted: to be embedded unless active, to be written to the
+    new archive file when cold."""
+    active, cold = row["layer"] == Layer.ACTIVE.value, row["layer"] == Layer.ARCHIVED.value
+    return {
+        **row,
+        "indexed": int(IndexState.NOT_SEARCHED if active else IndexState.PENDING),
+        "exported": int(ExportState.PENDING if cold else ExportState.DONE),
+    }
+
+
 SEARCHED = ",".join(f"'{layer.value}'" for layer in INDEXED_LAYERS)
 
 HOME = "(layer = ? OR (layer = ? AND archived_layer = ?))"

@@ -3,29 +3,28 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from memory.db import Connection, Database
-from memory.entries.schema import COLUMNS, HOME, SEARCHED, Significance, entry_of, marks
-from memory.entries.states import DerivedStates
+from memory.db import Connection
+from memory.entries.rows import WholeRows
+from memory.entries.schema import (
+    COLUMNS,
+    HOME,
+    SEARCHED,
+    Significance,
+    entry_of,
+    marks,
+)  # fmt: skip
 from memory.model import ExportState, IndexState, Layer, MemoryEntry, scope_of
 
-KeywordWriter = Callable[[Connection, Iterable[tuple[str, str, str | None, str]]], None]
-"""Indexes ``(entry id, scope, note, content)`` rows for keyword search inside a write (a record
-whose keyword index cannot keep itself in step by triggers: Postgres)."""
 
-
-class EntryTable(DerivedStates):
+class EntryTable(WholeRows):
     """All reads and writes of ``entries``; writes take the caller's transaction.
 
     Args:
         keywords: indexes written rows for keyword search (``None``: the database's triggers do).
     """
-
-    def __init__(self, db: Database, keywords: KeywordWriter | None = None) -> None:
-        super().__init__(db)
-        self.keywords = keywords
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -72,11 +71,6 @@ class EntryTable(DerivedStates):
         return bool(
             self.db.query("SELECT 1 FROM entries WHERE layer = ? AND scope = ? LIMIT 1", (layer.value, scope))
         )
-
-    def by_key(self, scope: str, key: str) -> MemoryEntry | None:
-        """The entry a store key names in a scope (the static layer has no keys)."""
-        rows = self.db.query(f"SELECT {COLUMNS} FROM entries WHERE scope = ? AND key = ?", (scope, key))
-        return entry_of(rows[0]) if rows else None
 
     def scopes(self, layer: Layer) -> list[str]:
         """Scopes that hold entries of a layer."""
@@ -195,9 +189,7 @@ class EntryTable(DerivedStates):
         return [(str(i), float(s), int(c)) for i, s, c in rows]
 
     @staticmethod
-    def set_significance(
-        conn: Connection, updates: Sequence[tuple[str, float, int, int | None]]
-    ) -> None:
+    def set_significance(conn: Connection, updates: Sequence[tuple[str, float, int, int | None]]) -> None:
         """Store ``(id, significance, changed_at, forget_at)`` after a recall."""
         conn.executemany(
             "UPDATE entries SET significance = ?, changed_at = ?, forget_at = ? WHERE id = ?",
@@ -230,9 +222,7 @@ class EntryTable(DerivedStates):
         return None if row is None or row[0] is None else (Layer(str(row[0])), str(row[1]))
 
     @staticmethod
-    def revive(
-        conn: Connection, origin: Layer, updates: Sequence[tuple[str, float, int, int | None]]
-    ) -> int:
+    def revive(conn: Connection, origin: Layer, updates: Sequence[tuple[str, float, int, int | None]]) -> int:
         """Bring cold entries ``(id, significance, changed_at, forget_at)`` back to ``origin``.
 
         The ``archived_*`` columns keep describing the last forgetting, so a record not yet in the
@@ -257,28 +247,6 @@ class EntryTable(DerivedStates):
             self.keywords(conn, [(str(i), str(s), str(n), str(c)) for i, s, n, c in rows.fetchall()])
 
     @staticmethod
-    def id_of_key(conn: Connection, scope: str, key: str) -> str | None:
-        """The id of the entry a store key names inside a write: its keyed entry, else the entry of
-        that id (a store lists memories without a key by their id)."""
-        row = conn.execute(
-            "SELECT id FROM entries WHERE scope = ? AND (key = ? OR (key IS NULL AND id = ?)) "
-            "ORDER BY key IS NULL LIMIT 1",
-            (scope, key, key),
-        ).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_content(self, conn: Connection, entry_id: str, content: str, item: str | None) -> None:
-        """Replace an entry's text (a store ``put`` to its key); it is re-embedded and re-indexed."""
-        conn.execute(
-            f"UPDATE entries SET content = ?, item = ?, "
-            f"indexed = CASE WHEN layer IN ({SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
-            (content, item, int(IndexState.PENDING), entry_id),
-        )
-        if self.keywords is not None:
-            rows = conn.execute("SELECT id, scope, note, content FROM entries WHERE id = ?", (entry_id,))
-            self.keywords(conn, [(str(i), str(s), n, str(c)) for i, s, n, c in rows.fetchall()])
-
-    @staticmethod
     def importances(conn: Connection, ids: Sequence[str]) -> dict[str, float]:
         """The stored importance of entries that have one."""
         if not ids:
@@ -293,16 +261,6 @@ class EntryTable(DerivedStates):
     def set_importance(conn: Connection, entry_id: str, importance: float) -> None:
         """Record how important the summary model judged an entry (0 to 1)."""
         conn.execute("UPDATE entries SET importance = ? WHERE id = ?", (importance, entry_id))
-
-    @staticmethod
-    def erase_ids(conn: Connection, ids: Sequence[str]) -> None:
-        """Delete entries by id, whatever their layer."""
-        conn.executemany("DELETE FROM entries WHERE id = ?", [(i,) for i in ids])
-
-    @staticmethod
-    def erase_scope(conn: Connection, scope: str) -> int:
-        """Delete every entry of a scope, in every layer and tier; returns how many."""
-        return max(conn.execute("DELETE FROM entries WHERE scope = ?", (scope,)).rowcount, 0)
 
     @staticmethod
     def delete(conn: Connection, layer: Layer, ids: Sequence[str]) -> None:
