@@ -159,3 +159,30 @@ def test_the_import_graph_has_no_cycle() -> None:
 def test_domain_types_import_nothing_of_the_package() -> None:
     graph = _graph()
     assert graph["model"] == set() and graph["errors"] == set()
+
+
+HEAVY = {
+    "chromadb": "store",
+    "apscheduler": "scheduler",
+    "psycopg": "postgres",
+    "langgraph": "graph_store",
+    "langchain_huggingface": "embeddings",
+    "sentence_transformers": "embeddings",
+    "torch": "embeddings",
+}
+
+
+def test_each_heavy_dependency_has_one_importer() -> None:
+    importers: dict[str, set[str]] = {}
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                roots = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                roots = [node.module.split(".")[0]]
+            else:
+                continue
+            for root in roots:
+                if root in HEAVY:
+                    importers.setdefault(root, set()).add(name)
+    assert {root: names for root, names in importers.items() if names != {HEAVY[root]}} == {}

@@ -107,3 +107,36 @@ async def test_async_operations(make_manager) -> None:
     await store.adelete(("mem", "小明"), "hobby")
     assert await store.aget(("mem", "小明"), "hobby") is None
     assert await store.alist_namespaces() == []
+
+
+def test_a_langgraph_graph_uses_it_as_its_store(make_manager) -> None:
+    """Compiled into a real LangGraph graph, nodes remember and recall through it."""
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.runtime import Runtime
+    from typing_extensions import TypedDict
+
+    class State(TypedDict, total=False):
+        user: str
+        said: str
+        recalled: list[str]
+
+    def remember(state: State, runtime: Runtime) -> State:
+        runtime.store.put(("memories", state["user"]), "said", {"content": state["said"]})
+        return {}
+
+    def recall(state: State, runtime: Runtime) -> State:
+        hits = runtime.store.search(("memories", state["user"]), query="宠物", limit=2)
+        return {"recalled": [h.value["content"] for h in hits]}
+
+    manager = make_manager()
+    builder = StateGraph(State)
+    builder.add_node("remember", remember)
+    builder.add_node("recall", recall)
+    builder.add_edge(START, "remember")
+    builder.add_edge("remember", "recall")
+    builder.add_edge("recall", END)
+    graph = builder.compile(store=manager.as_store())
+    out = graph.invoke({"user": "u1", "said": "我养了一只叫年糕的猫"})
+    assert out["recalled"] == ["我养了一只叫年糕的猫"]
+    assert graph.invoke({"user": "u2", "said": "I like tea"})["recalled"] == ["I like tea"]
+    assert "年糕" in manager.retrieve("我的猫叫什么", user_id="u1")[1]
