@@ -25,7 +25,7 @@ from typing import Any
 from memory import tokens
 from memory.db import CLOCK_COLUMNS
 from memory.engine import Engine
-from memory.errors import MemoryEngineError
+from memory.errors import InvalidInputError, MemoryEngineError
 from memory.importer import ImportFileError, check_file
 from memory.model import SHARED_SCOPE, Layer, scope_of, user_of
 
@@ -57,7 +57,11 @@ def _rows(engine: Engine, scopes: list[str]) -> Iterator[dict[str, Any]]:
 
 def export(engine: Engine, path: Path, *, user_id: str | None, every_user: bool) -> int:
     """Write the memory of one user (``every_user`` false) or of all to ``path`` (temp file,
-    fsync, rename: never half a file). Returns how many memories were written."""
+    fsync, rename: never half a file). Returns how many memories were written.
+
+    Raises:
+        InvalidInputError: ``path`` cannot be written (a missing folder, no permission, a full disk).
+    """
     scopes = _scopes(engine) if every_user else [scope_of(user_id)]
     header = {
         "type": "header",
@@ -69,14 +73,18 @@ def export(engine: Engine, path: Path, *, user_id: str | None, every_user: bool)
     }
     memories = 0
     temp = path.with_name(f"{path.name}.partial")
-    with temp.open("w", encoding="utf-8") as handle:
-        handle.write(json.dumps(header, ensure_ascii=False) + "\n")
-        for row in _rows(engine, scopes):
-            memories += row["type"] == "memory"
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    try:
+        with temp.open("w", encoding="utf-8") as handle:
+            handle.write(json.dumps(header, ensure_ascii=False) + "\n")
+            for row in _rows(engine, scopes):
+                memories += row["type"] == "memory"
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise InvalidInputError("path", f"cannot write {path}: {exc.strerror or exc}") from None
     return memories
 
 

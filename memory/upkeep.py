@@ -106,10 +106,13 @@ class MemoryUpkeep:
         """Write one user's memory (or, with ``user_id=None``, every user's and the persona's
         shared memory) to a JSON Lines file: every memory of every layer and tier with its
         significance, tick, timestamps, pinned flag and key, the interactions, profile facts and
-        decay clocks (see :mod:`memory.transfer`). Returns how many memories."""
+        decay clocks (see :mod:`memory.transfer`). Returns how many memories.
+
+        Raises:
+            InvalidInputError: ``path`` cannot be written (nothing is left half-written).
+        """
         engine = self._check_open()
         user = check_user_id(user_id)
-        engine.sync.flush()
         return transfer.export(engine, Path(path), user_id=user, every_user=user is None)
 
     def import_memories(self, path: str | Path) -> int:

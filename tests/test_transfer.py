@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import Clock, fill, write_persona
 
-from memory import Layer, MemoryManager
+from memory import InvalidInputError, Layer, MemoryManager
 from memory.cli import main
 from memory.importer import ImportFileError
 
@@ -108,6 +108,8 @@ def test_one_user_export_and_a_refused_import(make_manager, config, tmp_path) ->
     manager.forget_user("u1")
     assert manager.import_memories(path) == 1
     assert "杭州" in manager.retrieve("我住在哪里", user_id="u1")[0]
+    with pytest.raises(InvalidInputError, match="path"):
+        manager.export_memories(tmp_path / "no-such-folder" / "u1.jsonl", user_id="u1")
     broken = tmp_path / "broken.jsonl"
     broken.write_text(path.read_text(encoding="utf-8").splitlines()[0] + "\n{not json\n", encoding="utf-8")
     with pytest.raises(ImportFileError, match="line 2"):
