@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import fill
 
-from memory import MemoryManager, keyword
+from memory import Layer, MemoryManager, keyword
 from memory.tokens import query_terms, words
 from memory.vectors import VectorStore
 
@@ -38,8 +38,10 @@ def test_keywords_rescue_a_rare_word_that_dense_search_misses(make_manager, conf
         {"user_input": t, "response": "嗯嗯，记住啦～"} for t in [*texts, REDIS, "尾巴"]
     )
     result = manager.retrieve_memories("redis 集群的配置在哪里")
-    assert REDIS in result.memories[0].entry.content
-    assert result.memories[0].similarity > 0.3  # keyword-only hits still report their cosine
+    # first of the chats (a persona memory's best dense hit may tie with it: another layer's slot)
+    chats = [m for m in result.memories if m.entry.layer != Layer.STATIC]
+    assert REDIS in chats[0].entry.content
+    assert chats[0].similarity > 0.3  # keyword-only hits still report their cosine
 
 
 @pytest.mark.parametrize("tokenizer", ["jieba", pytest.param("trigram", marks=pytest.mark.sqlite_only)])
