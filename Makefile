@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: setup postgres-binaries demo test lint bench bench-quality chroma postgres reindex clean
+.PHONY: setup postgres-binaries browser demo serve test lint bench bench-quality chroma postgres reindex clean
 
 setup: $(STAMP)
 
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,postgres,langgraph]'
+	$(BIN)/pip install --quiet -e '.[dev,postgres,langgraph,server]'
 	touch $(STAMP)
 
 # the tests start their own PostgreSQL servers from Debian's binaries
@@ -24,10 +24,19 @@ postgres-binaries:
 		{ echo "installing Debian's postgresql (server binaries for the tests)"; \
 		  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql; }
 
+# the browser tests drive Debian's headless Chromium (nothing is downloaded by Playwright)
+browser:
+	@command -v chromium >/dev/null || \
+		{ echo "installing Debian's chromium (for the inspector's browser tests)"; \
+		  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+
 demo: setup
 	$(BIN)/python -m memory demo --persona karin
 
-test: setup postgres-binaries
+serve: setup
+	$(BIN)/python -m memory serve --persona karin
+
+test: setup postgres-binaries browser
 	$(BIN)/python -m pytest -q
 	@echo "== the same suite against a PostgreSQL record =="
 	PERSONA_MEMORY_TEST_RECORD=postgres $(BIN)/python -m pytest -q -rs

@@ -1,4 +1,5 @@
-"""Command line: ``demo``, ``import``, ``export``, ``reindex``, ``state``, ``forget-user``."""
+"""Command line: ``demo``, ``serve``, ``mcp``, ``import``, ``export``, ``reindex``, ``state``,
+``forget-user``."""
 
 from __future__ import annotations
 
@@ -122,6 +123,22 @@ def _state(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from memory.server.app import serve
+    from memory.server.service import MemoryService
+
+    serve(MemoryService(args.persona, _config(args)), host=args.host, port=args.port)
+    return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from memory.server.mcp_tools import run_stdio
+    from memory.server.service import MemoryService
+
+    run_stdio(MemoryService([args.persona], _config(args)), args.persona, user_id=args.user)
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from memory.demo import run_demo
 
@@ -141,6 +158,21 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="replay the sample dialogue and show what the engine recalls")
     demo.add_argument("--persona", default="karin")
     demo.set_defaults(run=_demo)
+    serve = sub.add_parser(
+        "serve",
+        help="run the REST + MCP server and the web inspector (/docs, /inspect)",
+        description="Serve one or more personas over HTTP: REST under /v1/personas/<persona>, MCP at "
+        "/v1/personas/<persona>/mcp, the inspector at /inspect. Set server.api_key (env "
+        "PERSONA_MEMORY__SERVER__API_KEY) before binding anything but loopback.",
+    )
+    serve.add_argument("--persona", action="append", required=True, help="repeat to serve several")
+    serve.add_argument("--host", help="address to bind (default: server.host, 127.0.0.1)")
+    serve.add_argument("--port", type=_positive, help="port (default: server.port, 8765)")
+    serve.set_defaults(run=_serve)
+    mcp = sub.add_parser("mcp", help="serve one persona's memory tools over MCP stdio")
+    mcp.add_argument("--persona", required=True)
+    mcp.add_argument("--user", help="act for this user only (default: the tools take a user_id)")
+    mcp.set_defaults(run=_mcp)
     imp = sub.add_parser(
         "import",
         help="bulk import interactions from a JSONL file, or restore an export",

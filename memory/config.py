@@ -25,6 +25,7 @@ from memory.config_sections import (
     Int,
     RetrievalConfig,
     RetrievalMode,
+    ServerConfig,
     StoreConfig,
     StoreMode,
     SummaryConfig,
@@ -39,6 +40,7 @@ __all__ = [
     "MemoryConfig",
     "RetrievalConfig",
     "RetrievalMode",
+    "ServerConfig",
     "StoreConfig",
     "StoreMode",
     "SummaryConfig",
@@ -48,7 +50,7 @@ __all__ = [
 ENV_PREFIX = "PERSONA_MEMORY__"
 _FROM_FILE: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("_FROM_FILE", default=None)
 _USE_ENV: contextvars.ContextVar[bool] = contextvars.ContextVar("_USE_ENV", default=True)
-_SECTIONS = ("active", "temporary", "summary", "retrieval", "embedding", "store")
+_SECTIONS = ("active", "temporary", "summary", "retrieval", "embedding", "store", "server")
 
 
 class _FileSource(PydanticBaseSettingsSource):
@@ -79,6 +81,7 @@ class MemoryConfig(BaseSettings):
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
     data_dir: str = Field("data/memory_store", min_length=1, description="SQLite database + Chroma folder")
     personas_dir: str = Field("personas", min_length=1, description="personas/<name>/ folders")
     archive_dir: str = Field("data/archive", min_length=1, description="JSONL log of forgotten memories")

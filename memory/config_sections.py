@@ -225,3 +225,13 @@ class StoreConfig(Section):
     breaker_failure_threshold: Int = Field(1, ge=1, description="failures before degrading")
     breaker_initial_backoff_seconds: Float = Field(1.0, gt=0, description="first wait before a probe")
     breaker_max_backoff_seconds: Float = Field(60.0, gt=0, description="longest wait between probes")
+
+
+class ServerConfig(Section):
+    """``python -m memory serve``: the REST, MCP and inspector server."""
+
+    host: str = Field("127.0.0.1", min_length=1, description="address to bind (loopback by default)")
+    port: Int = Field(8765, gt=0, lt=65536, description="port to bind")
+    api_key: SecretStr = Field(SecretStr(""), description="required on every route when set")
+    max_body_bytes: Int = Field(1_048_576, ge=1024, description="larger request bodies get 413")
+    recent_retrievals: Int = Field(20, ge=0, description="retrievals per user the inspector shows")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from memory.archive import ArchivedMemory
 from memory.engine import Engine
+from memory.layers.decaying import DecayingLayer
 from memory.model import Interaction, Layer, MemoryEntry, scope_of
 
 
@@ -48,6 +49,15 @@ class MemoryInspector:
         if entry is None or layer is None:
             return None
         return layer.current_significance(entry, self.tick(entry.user_id))
+
+    def decay_rule(self, layer: Layer) -> tuple[float, float] | None:
+        """``(coefficient, threshold)`` of a decaying layer (temporary, summary), else ``None``:
+        per retrieval an untouched entry's significance is multiplied by the coefficient, and
+        below the threshold it is forgotten (threshold 0: only clean-up archives)."""
+        rag = self._engine.rag_layers.get(layer)
+        if not isinstance(rag, DecayingLayer):
+            return None
+        return rag.decay_coefficient, rag.threshold
 
     def indexed_ids(self, layer: Layer, user_id: str | None = None) -> set[str]:
         """The ids the vector index holds for a layer and user scope (its cold entries included:

@@ -122,3 +122,12 @@ def select(
         chosen.extend(sorted(spare, key=lambda m: m.score, reverse=True)[:unused])
     chosen.sort(key=lambda m: m.score, reverse=True)
     return chosen[:limit] if limit else chosen
+
+
+def near_misses(
+    found: Mapping[Layer, Sequence[RetrievedMemory]], chosen: Sequence[RetrievedMemory], count: int
+) -> list[RetrievedMemory]:
+    """The best ``count`` candidates a selection left out, best first: what almost made the cut."""
+    taken = {m.entry.id for m in chosen}
+    left = [m for memories in found.values() for m in memories if m.entry.id not in taken]
+    return sorted(left, key=lambda m: m.score, reverse=True)[:count]

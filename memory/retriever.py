@@ -34,6 +34,8 @@ from memory.sync import IndexSync
 from memory.validation import check_top_k, check_user_id, clean_text
 
 logger = logging.getLogger(__name__)
+NEAR_MISSES = 3
+"""Candidates below the cut a retrieval reports (for the inspector)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ class RetrievalResult:
     degraded: bool = False
     profile: list[ProfileFact] = field(default_factory=list)
     """The user's current profile facts, in the prompt ahead of the memories."""
+    near_misses: list[RetrievedMemory] = field(default_factory=list)
+    """The best candidates just below the cut (not returned, not boosted), best first."""
 
 
 class MemoryRetriever:
@@ -131,7 +135,7 @@ class MemoryRetriever:
             found = self.search.rank(vector, terms, user_id, tick, limit)
         except Exception as exc:
             self._report_degraded(exc)
-            memories, degraded = [], True
+            memories, misses, degraded = [], [], True
         else:
             self._degraded, degraded = False, False
             memories = ranking.select(
@@ -142,6 +146,7 @@ class MemoryRetriever:
                 top_k=self.config.top_k,
                 limit=limit,
             )
+            misses = ranking.near_misses(found, memories, NEAR_MISSES)
         result = RetrievalResult(
             active=active,
             memories=memories,
@@ -152,6 +157,7 @@ class MemoryRetriever:
             ),
             profile=facts,
             degraded=degraded,
+            near_misses=misses,
         )
         if not degraded:
             self._tick(user_id, memories)

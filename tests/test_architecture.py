@@ -34,7 +34,7 @@ EXPORTED = [
 
 # Bottom to top: a module may import modules of its own rank or below, never above.
 RANKS: list[set[str]] = [
-    {"model", "errors", "samples"},
+    {"model", "errors", "samples", "server"},
     {
         "significance",
         "formatter",
@@ -48,7 +48,10 @@ RANKS: list[set[str]] = [
         "tokens",
         "heap",
         "runnables",
+        "server.svg",
+        "server.guards",
     },
+    {"server.page"},
     {"config_sections"},
     {"config", "db", "sqlite", "keyword", "importer", "extractive"},
     {"profile", "postgres", "pg_keyword"},
@@ -65,8 +68,12 @@ RANKS: list[set[str]] = [
     {"retriever", "scheduler", "erase"},
     {"engine"},
     {"state", "inspection", "chat", "tools", "graph_store", "transfer"},
+    {"server.payloads"},
     {"upkeep", "surface"},
     {"manager"},
+    {"server.service"},
+    {"server.mcp_tools"},
+    {"server.app"},
     {"demo", "cli", "__main__"},
 ]
 
@@ -166,6 +173,10 @@ HEAVY = {
     "apscheduler": "scheduler",
     "psycopg": "postgres",
     "langgraph": "graph_store",
+    "fastapi": "server.app",
+    "uvicorn": "server.app",
+    "starlette": "server.app",
+    "mcp": "server.mcp_tools",
     "langchain_huggingface": "embeddings",
     "sentence_transformers": "embeddings",
     "torch": "embeddings",

@@ -1,0 +1,128 @@
+"""The server's gates, as plain ASGI middleware: the API key, and the request body cap.
+
+Both refuse before any route runs, so a refused request writes nothing. The key is compared in
+constant time (:func:`hmac.compare_digest`); it may come as ``Authorization: Bearer <key>``,
+``X-API-Key: <key>``, or, for the inspector in a browser, the cookie the page sets after
+``/inspect?key=<key>``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qs
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+KEY_COOKIE = "persona_memory_key"
+
+
+async def _refuse(
+    send: Send, status: int, detail: str, headers: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def presented_keys(scope: Scope) -> list[str]:
+    """Every key a request presents: bearer token, X-API-Key, the inspector cookie, ``?key=``."""
+    found: list[str] = []
+    for name, value in scope.get("headers", ()):
+        text = value.decode("latin-1")
+        if name == b"authorization" and text.lower().startswith("bearer "):
+            found.append(text[7:].strip())
+        elif name == b"x-api-key":
+            found.append(text.strip())
+        elif name == b"cookie":
+            cookie: SimpleCookie = SimpleCookie()
+            try:
+                cookie.load(text)
+            except Exception:
+                continue
+            if KEY_COOKIE in cookie:
+                found.append(cookie[KEY_COOKIE].value)
+    if scope.get("path", "").startswith("/inspect"):
+        found.extend(parse_qs(scope.get("query_string", b"").decode("latin-1")).get("key", []))
+    return found
+
+
+def key_matches(expected: str, presented: str) -> bool:
+    """Constant-time comparison of two keys."""
+    return hmac.compare_digest(expected.encode(), presented.encode())
+
+
+class RequireKey:
+    """Refuses every HTTP request without the API key (401); no key configured: lets all in."""
+
+    def __init__(self, app: App, key: str) -> None:
+        self.app = app
+        self.key = key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.key:
+            await self.app(scope, receive, send)
+            return
+        matched = False
+        for presented in presented_keys(scope):
+            matched |= key_matches(self.key, presented)  # every key compared: no early exit
+        if not matched:
+            await _refuse(send, 401, "missing or wrong API key", ((b"www-authenticate", b"Bearer"),))
+            return
+        await self.app(scope, receive, send)
+
+
+class CapBody:
+    """Refuses a request body over ``limit`` bytes (413) before the route reads any of it.
+
+    A declared ``Content-Length`` is checked first; a chunked body is read up to the limit and
+    replayed to the route.
+    """
+
+    def __init__(self, app: App, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                await _refuse(send, 413, f"request body over {self.limit} bytes (server.max_body_bytes)")
+                return
+        chunks: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            chunks.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > self.limit:
+                await _refuse(send, 413, f"request body over {self.limit} bytes (server.max_body_bytes)")
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return chunks.pop(0) if chunks else await receive()
+
+        await self.app(scope, replay, send)
