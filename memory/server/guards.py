@@ -13,7 +13,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -42,31 +42,32 @@ async def _refuse(
     await send({"type": "http.response.body", "body": body})
 
 
-def presented_keys(scope: Scope) -> list[str]:
-    """Every key a request presents: bearer token, X-API-Key, the inspector cookie, ``?key=``."""
-    found: list[str] = []
+def presented_keys(scope: Scope) -> list[bytes]:
+    """Every key a request presents, as bytes: bearer token, X-API-Key, the inspector cookie,
+    and ``?key=`` on ``/inspect``."""
+    found: list[bytes] = []
     for name, value in scope.get("headers", ()):
-        text = value.decode("latin-1")
-        if name == b"authorization" and text.lower().startswith("bearer "):
-            found.append(text[7:].strip())
+        if name == b"authorization" and value[:7].lower() == b"bearer ":
+            found.append(value[7:].strip())
         elif name == b"x-api-key":
-            found.append(text.strip())
+            found.append(value.strip())
         elif name == b"cookie":
             cookie: SimpleCookie = SimpleCookie()
             try:
-                cookie.load(text)
+                cookie.load(value.decode("latin-1"))
             except Exception:
                 continue
             if KEY_COOKIE in cookie:
-                found.append(cookie[KEY_COOKIE].value)
+                found.append(unquote(cookie[KEY_COOKIE].value).encode())
     if scope.get("path", "").startswith("/inspect"):
-        found.extend(parse_qs(scope.get("query_string", b"").decode("latin-1")).get("key", []))
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"), encoding="utf-8")
+        found.extend(k.encode() for k in query.get("key", []))
     return found
 
 
-def key_matches(expected: str, presented: str) -> bool:
-    """Constant-time comparison of two keys."""
-    return hmac.compare_digest(expected.encode(), presented.encode())
+def key_matches(expected: str, presented: bytes) -> bool:
+    """Constant-time comparison of the configured key (UTF-8) and a presented one."""
+    return hmac.compare_digest(expected.encode(), presented)
 
 
 class RequireKey:
