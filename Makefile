@@ -24,11 +24,13 @@ postgres-binaries:
 		{ echo "installing Debian's postgresql (server binaries for the tests)"; \
 		  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql; }
 
-# the browser tests drive Debian's headless Chromium (nothing is downloaded by Playwright)
+# the browser tests drive Debian's headless Chromium (nothing is downloaded by Playwright);
+# a CJK font so the inspector's screenshot shows Chinese
 browser:
-	@command -v chromium >/dev/null || \
-		{ echo "installing Debian's chromium (for the inspector's browser tests)"; \
-		  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+	@{ command -v chromium >/dev/null && ls /usr/share/fonts/truetype/wqy/wqy-microhei.ttc >/dev/null 2>&1; } || \
+		{ echo "installing Debian's chromium and a CJK font (for the inspector's browser tests)"; \
+		  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+		  chromium fonts-wqy-microhei; }
 
 demo: setup
 	$(BIN)/python -m memory demo --persona karin

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from memory.config import RetrievalConfig, RetrievalMode
 from memory.inspection import MemoryInspector
 from memory.model import Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
 from memory.retriever import RetrievalResult
@@ -57,9 +58,12 @@ def scored_json(memory: RetrievedMemory, weights: Mapping[str, float]) -> Json:
     }
 
 
-def retrieval_json(result: RetrievalResult, weights: Mapping[str, float]) -> Json:
-    """What a retrieval gave: the two prompt texts, the scored memories and the near misses."""
+def retrieval_json(result: RetrievalResult, config: RetrievalConfig) -> Json:
+    """What a retrieval gave: the two prompt texts, the scored memories and the near misses.
+    A layer weight is reported only in weighted mode, the only mode that multiplies by it."""
+    weights = config.weights if config.mode == RetrievalMode.WEIGHTED else {}
     return {
+        "mode": config.mode.value,
         "active": result.active_text,
         "rag": result.rag_text,
         "memories": [scored_json(m, weights) for m in result.memories],

@@ -1,0 +1,125 @@
+"""The web inspector in a real browser: Debian's headless Chromium, driven by Playwright (no
+browser is downloaded), against a real server with real memories."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import RECORD
+from http_server import running
+
+from memory import MemoryConfig
+from memory.server.service import MemoryService
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+V1 = "/v1/personas/karin"
+KEY = "inspector-key-3"
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run `make browser` (make test does)"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield launched
+        launched.close()
+
+
+def _live(client: httpx.Client) -> None:
+    """A user with hot memories, retrievals with near misses, and forgotten (cold) memories."""
+    texts = ["Deployed the redis cluster on port 7000", "我每天早上喝咖啡", "周末去西湖散步", "三", "四"]
+    for text in texts:
+        body = {"user_id": "u1", "user_input": text, "response": "好呀～"}
+        assert client.post(f"{V1}/interactions", json=body).status_code == 201
+    assert client.post(f"{V1}/memories", json={"user_id": "u1", "text": "花生", "key": "allergy"})
+    for _ in range(5):
+        client.post(f"{V1}/retrieve", json={"user_id": "u1", "query": "咖啡好喝吗"})
+
+
+def _config(config: MemoryConfig) -> MemoryConfig:
+    config.active.capacity = 2
+    config.temporary.decay_coefficient = 0.5
+    config.retrieval.deep_recall = False
+    config.retrieval.quotas = {"temporary": 1, "summary": 0, "static": 0}
+    return config
+
+
+def test_the_inspector_shows_why_and_restore_and_forget_work(browser, config: MemoryConfig) -> None:
+    with running(MemoryService(["karin"], _config(config))) as base, httpx.Client(base_url=base) as client:
+        _live(client)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+        page.goto(f"{base}/inspect?persona=karin&user_id=u1")
+        assert page.locator("h1").inner_text().startswith("记忆检查器")
+        assert "allergy" in page.locator("table.profile").inner_text()
+        assert page.locator("table.active tr").count() == 3  # header + the window of 2
+        hot = page.locator("table.hot tr[data-memory]")
+        assert hot.count() >= 1 and page.locator("table.hot svg.curve polyline").count() == hot.count()
+        assert page.locator("div.retrieval").count() == 5
+        assert page.locator("table.scores tr.hit").first.inner_text().count("咖啡") == 1
+        assert page.locator("table.scores tr.miss[data-memory]").count() >= 1  # near misses shown
+        Path(REPO / "data").mkdir(exist_ok=True)
+        page.screenshot(path=str(REPO / "data" / f"inspector-{RECORD}.png"), full_page=True)
+
+        page.fill("input[name=q]", "redis")
+        page.click("form >> text=搜索")
+        cold = page.locator("table.cold tr[data-memory]")
+        assert cold.count() == 1 and "redis" in cold.inner_text()
+        redis_id = cold.get_attribute("data-memory")
+        with page.expect_navigation():
+            cold.locator("button[data-act=restore]").click()
+        assert page.locator(f'table.hot tr[data-memory="{redis_id}"]').count() == 1
+        assert page.locator(f'table.cold tr[data-memory="{redis_id}"]').count() == 0
+
+        coffee = page.locator("table.hot tr[data-memory]", has_text="咖啡")
+        coffee_id = coffee.get_attribute("data-memory")
+        page.once("dialog", lambda dialog: dialog.dismiss())
+        coffee.locator("button[data-act=forget]").click()
+        page.wait_for_timeout(300)
+        assert page.locator(f'table.hot tr[data-memory="{coffee_id}"]').count() == 1  # dismissed: kept
+        page.once("dialog", lambda dialog: dialog.accept())
+        with page.expect_navigation():
+            coffee.locator("button[data-act=forget]").click()
+        assert page.locator(f'tr[data-memory="{coffee_id}"]').count() == 0
+        view = client.get(f"{V1}/users/u1/inspect").json()
+        assert coffee_id not in {m["id"] for m in view["hot"]}
+        assert redis_id in {m["id"] for m in view["hot"]}
+
+
+def test_with_a_key_the_page_keeps_it_in_a_cookie(browser, config: MemoryConfig) -> None:
+    config.server.api_key = KEY  # type: ignore[assignment]
+    headers = {"X-API-Key": KEY}
+    with running(MemoryService(["karin"], _config(config))) as base:
+        with httpx.Client(base_url=base, headers=headers) as client:
+            _live(client)
+        page = browser.new_page()  # type: ignore[attr-defined]
+        refused = page.goto(f"{base}/inspect?persona=karin&user_id=u1")
+        assert refused is not None and refused.status == 401
+        page.goto(f"{base}/inspect?persona=karin&user_id=u1&key={KEY}")
+        assert "key=" not in page.url  # moved into an HttpOnly cookie
+        assert page.evaluate("document.cookie") == ""
+        memory = page.locator("table.hot tr[data-memory]").first
+        memory_id = memory.get_attribute("data-memory")
+        page.once("dialog", lambda dialog: dialog.accept())
+        with page.expect_navigation():
+            memory.locator("button[data-act=forget]").click()
+        assert page.locator(f'tr[data-memory="{memory_id}"]').count() == 0
+
+
+def test_an_english_persona_gets_an_english_page(config: MemoryConfig) -> None:
+    config.locale = "en"
+    toml = Path(config.personas_dir) / "karin" / "persona.toml"
+    toml.write_text('name = "karin"\ndescription = "test"\nlocale = "en"\n', encoding="utf-8")
+    with running(MemoryService(["karin"], config)) as base, httpx.Client(base_url=base) as client:
+        client.post(f"{V1}/interactions", json={"user_id": "u1", "user_input": "hi", "response": "hello"})
+        html = client.get("/inspect", params={"user_id": "u1"}).text
+        assert "Memory inspector" in html and "Cold tier" in html and 'lang="en"' in html
+        assert "<script src" not in html and "http://" not in html.replace('xmlns="http://www.w3.org', "")
