@@ -51,6 +51,7 @@ bench: setup
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench users
 	$(BIN)/python -m bench record
+	$(BIN)/python -m bench server
 
 bench-quality: setup
 	$(BIN)/python -m bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json

@@ -6,7 +6,7 @@ personal-facts retention benchmark (:mod:`bench.retention`), ``tokenizers`` the 
 tokenizer comparison (:mod:`bench.tokenizers`), ``tiers`` the cost of the cold tier
 (:mod:`bench.tiers`), ``importance`` the importance scorer, ``users`` many light users in one
 engine (:mod:`bench.users`), ``record`` the SQLite and Postgres records side by side
-(:mod:`bench.record`).
+(:mod:`bench.record`), ``server`` the REST server under 20 concurrent clients (:mod:`bench.server`).
 """
 
 from __future__ import annotations
@@ -226,7 +226,8 @@ def _perf(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Dispatch: ``quality``, ``retention`` or ``tokenizers`` to that module's ``main``, else perf."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("quality", "retention", "tokenizers", "tiers", "importance", "users", "record"):
+    named = ("quality", "retention", "tokenizers", "tiers", "importance", "users", "record", "server")
+    if args and args[0] in named:
         module = importlib.import_module(f"bench.{args[0]}")  # lazy: heavy
         return int(module.main(args[1:]))
     if args and args[0] == "perf":

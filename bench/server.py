@@ -1,0 +1,174 @@
+"""``python -m bench server``: the REST server under load, loopback only, next to its baselines.
+
+``--clients`` concurrent clients (default 20), one user each, each making ``--calls`` (default
+50) turns of a chatbot: ``POST /retrieve`` with the user's message, then ``POST /interactions``
+with the exchange. The server is ``python -m memory serve`` in its own process on 127.0.0.1; the
+clients are asyncio tasks sharing one ``httpx.AsyncClient`` here. Baselines, in the same run and
+on the same kind of data: the engine called in-process by one caller, and one HTTP client.
+
+After the load the server gets SIGTERM (graceful: jobs stop, index flushed); the record is then
+opened directly and every acknowledged interaction id is looked up: ``lost`` must be 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+from rich.table import Table
+
+from bench import latency_ms, synthetic_texts
+from bench.perf import make_config
+from memory.manager import MemoryManager
+
+V1 = "/v1/personas/karin"
+
+
+def _port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _in_process(folder: Path, calls: int) -> dict[str, Any]:
+    """The engine's own cost: the same turns, one caller, no HTTP."""
+    rng = random.Random(5)
+    retrieves, records = [], []
+    with MemoryManager("karin", make_config(folder)) as manager:
+        for turn in range(calls):
+            user_input, response = synthetic_texts(rng)
+            began = time.perf_counter()
+            manager.retrieve(user_input, user_id="solo")
+            retrieves.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            manager.record_interaction_sync(f"{user_input}（{turn}）", response, user_id="solo")
+            records.append(time.perf_counter() - began)
+    return {"retrieve": latency_ms(retrieves), "record": latency_ms(records)}
+
+
+async def _client(http: httpx.AsyncClient, user: str, calls: int, seed: int, out: dict[str, Any]) -> None:
+    rng = random.Random(seed)
+    for turn in range(calls):
+        user_input, response = synthetic_texts(rng)
+        began = time.perf_counter()
+        found = await http.post(f"{V1}/retrieve", json={"user_id": user, "query": user_input})
+        out["retrieve"].append(time.perf_counter() - began)
+        if found.status_code != 200:
+            out["errors"].append(found.status_code)
+        body = {"user_id": user, "user_input": f"{user_input}（{turn}）", "response": response}
+        began = time.perf_counter()
+        made = await http.post(f"{V1}/interactions", json=body)
+        out["record"].append(time.perf_counter() - began)
+        if made.status_code == 201:
+            out["acked"].append(made.json()["id"])
+        else:
+            out["errors"].append(made.status_code)
+
+
+async def _load(base: str, clients: int, calls: int, prefix: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"retrieve": [], "record": [], "acked": [], "errors": []}
+    limits = httpx.Limits(max_connections=clients)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
+        began = time.perf_counter()
+        await asyncio.gather(*(_client(http, f"{prefix}{i}", calls, i, out) for i in range(clients)))
+        out["seconds"] = time.perf_counter() - began
+    return out
+
+
+def run(clients: int = 20, calls: int = 50, *, baseline_calls: int = 100) -> dict[str, Any]:
+    """Start a server, run the baselines and the load, stop it, count what was kept."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-server-"))
+    try:
+        baseline = _in_process(folder / "solo", baseline_calls)
+        config = make_config(folder / "served")
+        port = _port()
+        env = {
+            **os.environ,
+            "PERSONA_MEMORY__PERSONAS_DIR": config.personas_dir,
+            "PERSONA_MEMORY__DATA_DIR": config.data_dir,
+            "PERSONA_MEMORY__ARCHIVE_DIR": config.archive_dir,
+        }
+        command = [sys.executable, "-m", "memory", "serve", "--persona", "karin", "--port", str(port)]
+        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(1200):
+                try:
+                    if httpx.get(f"{base}/v1/personas").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            one = asyncio.run(_load(base, 1, baseline_calls, "one"))
+            many = asyncio.run(_load(base, clients, calls, "u"))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(120)
+        acked = one["acked"] + many["acked"]
+        with MemoryManager("karin", config) as manager:
+            lost = sum(1 for i in acked if manager.inspector.interaction(i) is None)
+            pending = manager.inspector.pending_index()
+        return {
+            "clients": clients,
+            "calls": calls,
+            "baseline_calls": baseline_calls,
+            "in_process": baseline,
+            "one_client": {k: latency_ms(one[k]) for k in ("retrieve", "record")},
+            "load": {k: latency_ms(many[k]) for k in ("retrieve", "record")},
+            "load_seconds": many["seconds"],
+            "acked": len(many["acked"]),
+            "expected": clients * calls,
+            "errors": len(one["errors"]) + len(many["errors"]),
+            "lost": lost,
+            "pending_index_after_shutdown": pending,
+        }
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def render(results: dict[str, Any]) -> Table:
+    """One table: p50/p95 per call in each setting, then what the load kept."""
+    table = Table(title=f"REST server: {results['clients']} clients x {results['calls']} turns (loopback)")
+    table.add_column("setting")
+    table.add_column("retrieve p50 / p95 ms", justify="right")
+    table.add_column("record p50 / p95 ms", justify="right")
+    rows = [
+        (f"in-process, 1 caller, {results['baseline_calls']} turns (baseline)", results["in_process"]),
+        (f"HTTP, 1 client, {results['baseline_calls']} turns (baseline)", results["one_client"]),
+        (f"HTTP, {results['clients']} concurrent clients", results["load"]),
+    ]
+    for name, figures in rows:
+        cells = [f"{figures[k]['p50']:.1f} / {figures[k]['p95']:.1f}" for k in ("retrieve", "record")]
+        table.add_row(name, *cells)
+    turns = results["expected"] / results["load_seconds"]
+    whole = results["lost"] == 0 and results["acked"] == results["expected"]
+    kept = "[green]met[/]" if whole else "[red]MISSED[/]"
+    table.caption = (
+        f"{results['acked']}/{results['expected']} acknowledged, {results['errors']} errors, "
+        f"{results['lost']} lost after SIGTERM and reopen (target 0: {kept}); "
+        f"{turns:.1f} turns/s; index backlog after shutdown {results['pending_index_after_shutdown']}."
+    )
+    return table
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench server", description=__doc__)
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--calls", type=int, default=50, help="turns per client (retrieve + record)")
+    parser.add_argument("--baseline-calls", type=int, default=100)
+    args = parser.parse_args(argv)
+    results = run(args.clients, args.calls, baseline_calls=args.baseline_calls)
+    Console(width=140).print(render(results))
+    return 0 if results["lost"] == 0 and results["acked"] == results["expected"] else 1
