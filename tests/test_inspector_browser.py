@@ -123,3 +123,5 @@ def test_an_english_persona_gets_an_english_page(config: MemoryConfig) -> None:
         html = client.get("/inspect", params={"user_id": "u1"}).text
         assert "Memory inspector" in html and "Cold tier" in html and 'lang="en"' in html
         assert "<script src" not in html and "http://" not in html.replace('xmlns="http://www.w3.org', "")
+        picker = client.get("/inspect").text  # no user picked: the users to pick from
+        assert 'href="/inspect?persona=karin&amp;user_id=u1"' in picker and "(shared)" not in picker

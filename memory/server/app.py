@@ -30,6 +30,7 @@ from memory.errors import (
 from memory.server import mcp_tools, page
 from memory.server.guards import KEY_COOKIE, CapBody, RequireKey
 from memory.server.service import MemoryService
+from memory.state import SHARED_LABEL
 
 
 class _Body(BaseModel):
@@ -175,7 +176,8 @@ def create_app(service: MemoryService) -> FastAPI:
             return moved
         chosen = persona or service.personas[0]
         view = await service.view(chosen, user_id, q) if user_id else None
-        users = [] if view else list((await service.state(chosen, None)).get("users", {}))
+        listed = {} if view else (await service.state(chosen, None)).get("users", {})
+        users = [u for u in listed if u != SHARED_LABEL]  # the shared memory is no user's
         served = service.manager(chosen)
         locale = served.persona.locale or served.config.locale
         html = page.render(service.personas, chosen, locale, view, users, q)
