@@ -87,3 +87,5 @@ async def test_stdio_server_with_a_fixed_user(config: MemoryConfig) -> None:
         assert "杭州" in _text(found)
         other = await client.call_tool("recall_memory", {"query": "我住在哪里？", "user_id": "u1"})
         assert other.is_error and "u9" in _text(other)
+        state = json.loads(_text(await client.call_tool("memory_state", {})))
+        assert state["user"]["user_id"] == "u9" and "users" not in state

@@ -71,21 +71,24 @@ def key_matches(expected: str, presented: bytes) -> bool:
 
 
 class RequireKey:
-    """Refuses every HTTP request without the API key (401); no key configured: lets all in."""
+    """Refuses every HTTP request (401) and websocket without the API key; no key: lets all in."""
 
     def __init__(self, app: App, key: str) -> None:
         self.app = app
         self.key = key
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.key:
+        if scope["type"] not in ("http", "websocket") or not self.key:
             await self.app(scope, receive, send)
             return
         matched = False
         for presented in presented_keys(scope):
             matched |= key_matches(self.key, presented)  # every key compared: no early exit
         if not matched:
-            await _refuse(send, 401, "missing or wrong API key", ((b"www-authenticate", b"Bearer"),))
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            else:
+                await _refuse(send, 401, "missing or wrong API key", ((b"www-authenticate", b"Bearer"),))
             return
         await self.app(scope, receive, send)
 

@@ -49,6 +49,8 @@ def build_mcp(service: MemoryService, persona: str, *, user_id: str | None = Non
         instructions=f"Long-term memory of the persona {manager.persona.name} ({persona}).",
     )
 
+    fixed = user_id
+
     def user(given: str | None) -> str | None:
         if user_id is None:
             return given
@@ -71,6 +73,8 @@ def build_mcp(service: MemoryService, persona: str, *, user_id: str | None = Non
 
     async def memory_state(user_id: str | None = None) -> str:
         state = await _engine(service.state(persona, user(user_id)))
+        if fixed is not None:  # acting for one user: no other user's id or counts
+            state.pop("users", None)
         return json.dumps(state, ensure_ascii=False)
 
     for tool in (recall_memory, remember, forget_memory, memory_state):
