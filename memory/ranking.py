@@ -125,9 +125,17 @@ def select(
 
 
 def near_misses(
-    found: Mapping[Layer, Sequence[RetrievedMemory]], chosen: Sequence[RetrievedMemory], count: int
+    mode: RetrievalMode,
+    found: Mapping[Layer, Sequence[RetrievedMemory]],
+    chosen: Sequence[RetrievedMemory],
+    *,
+    weights: Mapping[str, float],
+    count: int,
 ) -> list[RetrievedMemory]:
-    """The best ``count`` candidates a selection left out, best first: what almost made the cut."""
+    """The best ``count`` candidates a selection left out, best first: what almost made the cut
+    (scored as :func:`select` scores, ``similarity x layer weight`` in weighted mode)."""
     taken = {m.entry.id for m in chosen}
     left = [m for memories in found.values() for m in memories if m.entry.id not in taken]
+    if mode == RetrievalMode.WEIGHTED:
+        left = [replace(m, score=m.similarity * float(weights.get(m.entry.layer.value, 0.0))) for m in left]
     return sorted(left, key=lambda m: m.score, reverse=True)[:count]

@@ -146,7 +146,9 @@ class MemoryRetriever:
                 top_k=self.config.top_k,
                 limit=limit,
             )
-            misses = ranking.near_misses(found, memories, NEAR_MISSES)
+            misses = ranking.near_misses(
+                self.config.mode, found, memories, weights=self.config.weights, count=NEAR_MISSES
+            )
         result = RetrievalResult(
             active=active,
             memories=memories,

@@ -1,0 +1,46 @@
+"""Ranking rules the inspector relies on: the near misses of a selection."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memory import Layer, MemoryEntry, RetrievalMode, RetrievedMemory
+from memory.ranking import near_misses, select
+
+QUOTAS = {"temporary": 3, "summary": 2, "static": 2}
+WEIGHTS = {"temporary": 0.8, "summary": 0.9, "static": 1.0}
+LAYERS = (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)
+
+
+def _found(scores: list[tuple[int, float, float]]) -> dict[Layer, list[RetrievedMemory]]:
+    found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in LAYERS}
+    for number, (layer, score, similarity) in enumerate(scores):
+        entry = MemoryEntry(f"m{number}", LAYERS[layer], f"记忆 {number}", datetime(2026, 11, 1, tzinfo=UTC))
+        found[entry.layer].append(RetrievedMemory(entry, score, similarity, 0.5))
+    return found
+
+
+candidates = st.lists(
+    st.tuples(st.integers(0, 2), st.floats(0, 1), st.floats(-1, 1)), max_size=25
+)
+
+
+@given(candidates, st.sampled_from(list(RetrievalMode)), st.integers(0, 5))
+def test_near_misses_are_the_best_left_out_never_a_returned_one(scores, mode, count) -> None:
+    found = _found(scores)
+    chosen = select(mode, found, quotas=QUOTAS, weights=WEIGHTS, top_k=6, limit=None)
+    misses = near_misses(mode, found, chosen, weights=WEIGHTS, count=count)
+    chosen_ids = {m.entry.id for m in chosen}
+    assert not chosen_ids & {m.entry.id for m in misses}
+    assert len(misses) == min(count, len(scores) - len(chosen))
+    assert [m.score for m in misses] == sorted((m.score for m in misses), reverse=True)
+    left = [m for ms in found.values() for m in ms if m.entry.id not in chosen_ids]
+    if mode == RetrievalMode.WEIGHTED:  # scored like the selection: similarity x layer weight
+        best = sorted((m.similarity * WEIGHTS[m.entry.layer.value] for m in left), reverse=True)
+        assert [m.score for m in misses] == best[:count]
+        assert all(m.score <= min(c.score for c in chosen) for m in misses)
+    else:
+        assert [m.score for m in misses] == sorted((m.score for m in left), reverse=True)[:count]
