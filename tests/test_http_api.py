@@ -65,6 +65,8 @@ def test_a_chatbot_backend_records_retrieves_remembers_and_reads_the_profile(ser
     state = client.get(f"{V1}/state", params={"user_id": "u1"}).json()
     assert state["user"]["user_id"] == "u1" and state["interactions_recorded"] == 15
     assert client.get("/v1/personas").json() == {"personas": ["karin"]}
+    rebound = client.get("/v1/personas", headers={"Host": "evil.example:8765"})
+    assert rebound.status_code == 400  # bound to loopback: a page on another host cannot call it
     assert client.get("/openapi.json").json()["paths"][f"{V1}/retrieve".replace("karin", "{persona}")]
 
 

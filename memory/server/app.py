@@ -17,6 +17,7 @@ import uvicorn
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from memory.errors import (
     ClosedError,
@@ -31,6 +32,8 @@ from memory.server import mcp_tools, page
 from memory.server.guards import KEY_COOKIE, CapBody, RequireKey
 from memory.server.service import MemoryService
 from memory.state import SHARED_LABEL
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class _Body(BaseModel):
@@ -75,11 +78,16 @@ def _status(error: MemoryEngineError) -> int:
     return 500
 
 
-def create_app(service: MemoryService) -> FastAPI:
-    """The ASGI app over a :class:`MemoryService` (which the app's lifespan starts and stops)."""
+def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
+    """The ASGI app over a :class:`MemoryService` (which the app's lifespan starts and stops).
+
+    ``host`` is the address it will be bound to (default ``server.host``): on loopback, requests
+    must name a loopback host (no DNS rebinding from a web page).
+    """
     config = service.config.server
+    bind = host or config.host
     mcp_servers = {p: mcp_tools.build_mcp(service, p) for p in service.personas}
-    mcp_apps = {p: mcp_tools.http_app(server, config.host) for p, server in mcp_servers.items()}
+    mcp_apps = {p: mcp_tools.http_app(server, bind) for p, server in mcp_servers.items()}
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -187,10 +195,13 @@ def create_app(service: MemoryService) -> FastAPI:
         app.mount(f"/v1/personas/{persona_id}", mcp_app)
     app.add_middleware(CapBody, limit=config.max_body_bytes)
     app.add_middleware(RequireKey, key=config.api_key.get_secret_value())
+    if bind in LOOPBACK:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]", "::1"])
     return app
 
 
 def serve(service: MemoryService, *, host: str | None = None, port: int | None = None) -> None:
     """Run the app with uvicorn until SIGINT / SIGTERM; shutdown stops the jobs and flushes."""
     config = service.config.server
-    uvicorn.run(create_app(service), host=host or config.host, port=port or config.port, log_level="info")
+    bind = host or config.host
+    uvicorn.run(create_app(service, host=bind), host=bind, port=port or config.port, log_level="info")

@@ -97,7 +97,7 @@ async def _engine(call: Any, **renamed: str) -> Any:
 def http_app(server: MCPServer, host: str) -> Any:
     """The streamable-HTTP ASGI app of ``server`` (path ``/mcp``); its session manager must run
     (``server.session_manager.run()``) while it serves. Loopback binds check Host and Origin."""
-    local = host in ("127.0.0.1", "localhost", "::1")
+    local = host in ("127.0.0.1", "localhost", "::1")  # elsewhere: the app's API key guards it
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=local,
         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"] if local else [],
