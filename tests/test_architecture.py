@@ -174,6 +174,7 @@ HEAVY = {
     "psycopg": "postgres",
     "langgraph": "graph_store",
     "fastapi": "server.app",
+    "fastapi_offline": "server.app",
     "uvicorn": "server.app",
     "starlette": "server.app",
     "mcp": "server.mcp_tools",

@@ -114,6 +114,26 @@ def test_with_a_key_the_page_keeps_it_in_a_cookie(browser, config: MemoryConfig)
         assert page.locator(f'tr[data-memory="{memory_id}"]').count() == 0
 
 
+def test_the_api_docs_render_offline(browser, config: MemoryConfig) -> None:
+    with running(MemoryService(["karin"], config)) as base:
+        page = browser.new_page()  # type: ignore[attr-defined]
+        elsewhere: list[str] = []
+
+        def only_here(route) -> None:  # type: ignore[no-untyped-def]
+            if route.request.url.startswith(base):
+                route.continue_()
+            else:
+                elsewhere.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_here)
+        page.goto(f"{base}/docs")
+        page.wait_for_selector(".swagger-ui .info .title", timeout=30_000)
+        assert "persona-memory" in page.locator(".swagger-ui .info .title").inner_text()
+        assert page.locator(".opblock-summary-path", has_text="/retrieve").count() == 1
+        assert elsewhere == []
+
+
 def test_an_english_persona_gets_an_english_page(config: MemoryConfig) -> None:
     config.locale = "en"
     toml = Path(config.personas_dir) / "karin" / "persona.toml"

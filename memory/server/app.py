@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import uvicorn
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -97,7 +98,7 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
             await stack.enter_async_context(service)
             yield
 
-    app = FastAPI(
+    app = FastAPIOffline(  # /docs served from the package: works offline, no CDN
         title="persona-memory",
         description="Long-term memory of persona chatbots: record, retrieve, remember, forget.",
         lifespan=lifespan,
