@@ -179,7 +179,6 @@ class MemoryService:
                 "hot": payloads.hot_layers(inspector, user, tick),
                 "profile": [payloads.fact_json(f) for f in manager.profile(user).values()],
                 "cold": payloads.cold_tier(inspector.entries(Layer.ARCHIVED, user), cold_query, COLD_SHOWN),
-                "users": manager.debug_state().get("users", {}),
             }
 
         found = await asyncio.to_thread(run)
