@@ -26,7 +26,7 @@ from memory import tokens
 from memory.db import CLOCK_COLUMNS
 from memory.engine import Engine
 from memory.errors import InvalidInputError, MemoryEngineError
-from memory.importer import ImportFileError, check_file
+from memory.importer import ImportFileError, check_file, read_jsonl
 from memory.model import SHARED_SCOPE, Layer, scope_of, user_of
 
 FORMAT = "persona-memory-export"
@@ -101,23 +101,19 @@ def is_export(path: Path) -> bool:
 
 def _read(path: Path) -> dict[str, list[dict[str, Any]]]:
     rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
-    with check_file(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ImportFileError("file", f"{path} line {number}: invalid JSON ({exc.msg})") from None
-            if number == 1:
-                if not isinstance(row, dict) or row.get("format") != FORMAT or row.get("version") != VERSION:
-                    raise ImportFileError("file", f"{path} is not a version {VERSION} export")
-                continue
-            kind = row.pop("type", None) if isinstance(row, dict) else None
-            if kind not in rows or not isinstance(row.get("scope"), str):
-                raise ImportFileError("file", f"{path} line {number}: not an export row")
-            row.pop("tier", None)
-            rows[kind].append(row)
+    for number, parsed in read_jsonl(path):
+        if isinstance(parsed, str):
+            raise ImportFileError("file", f"{path} line {number}: {parsed}")
+        row = dict(parsed)
+        if number == 1:
+            if row.get("format") != FORMAT or row.get("version") != VERSION:
+                raise ImportFileError("file", f"{path} is not a version {VERSION} export")
+            continue
+        kind = row.pop("type", None)
+        if kind not in rows or not isinstance(row.get("scope"), str):
+            raise ImportFileError("file", f"{path} line {number}: not an export row")
+        row.pop("tier", None)
+        rows[kind].append(row)
     return rows
 
 
