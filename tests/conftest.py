@@ -105,6 +105,21 @@ def config(request: pytest.FixtureRequest, tmp_path: Path, embeddings: Embedding
     return cfg
 
 
+def config_env(config: MemoryConfig) -> dict[str, str]:
+    """The environment that gives a child process (``python -m memory ...``) this test's folders
+    and record."""
+    env = {
+        **os.environ,
+        "PERSONA_MEMORY__PERSONAS_DIR": config.personas_dir,
+        "PERSONA_MEMORY__DATA_DIR": config.data_dir,
+        "PERSONA_MEMORY__ARCHIVE_DIR": config.archive_dir,
+    }
+    if config.store.record == "postgres":
+        env["PERSONA_MEMORY__STORE__RECORD"] = "postgres"
+        env["PERSONA_MEMORY__STORE__POSTGRES_DSN"] = config.store.postgres_dsn.get_secret_value()
+    return env
+
+
 class Clock:
     """A settable clock for replays: starts at a fixed moment, advanced by tests."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import RECORD, write_persona
+from conftest import config_env, write_persona
 from http_server import free_port, running
 
 from memory import Layer, MemoryConfig, MemoryManager
@@ -200,15 +199,7 @@ def test_two_personas_in_one_server_keep_apart(config: MemoryConfig, tmp_path: P
 
 def test_make_serve_starts_and_sigterm_flushes_before_exit(config: MemoryConfig, tmp_path: Path) -> None:
     port = free_port()
-    env = {
-        **os.environ,
-        "PERSONA_MEMORY__PERSONAS_DIR": config.personas_dir,
-        "PERSONA_MEMORY__DATA_DIR": config.data_dir,
-        "PERSONA_MEMORY__ARCHIVE_DIR": config.archive_dir,
-    }
-    if RECORD == "postgres":
-        env["PERSONA_MEMORY__STORE__RECORD"] = "postgres"
-        env["PERSONA_MEMORY__STORE__POSTGRES_DSN"] = config.store.postgres_dsn.get_secret_value()
+    env = config_env(config)
     command = [sys.executable, "-m", "memory", "serve", "--persona", "karin", "--port", str(port)]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:

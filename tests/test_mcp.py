@@ -4,12 +4,11 @@ and over stdio from ``python -m memory mcp``."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import httpx2
 import pytest
-from conftest import RECORD
+from conftest import config_env
 from http_server import running
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -68,15 +67,7 @@ async def test_with_an_api_key_the_mcp_endpoint_needs_it(config: MemoryConfig) -
 
 
 async def test_stdio_server_with_a_fixed_user(config: MemoryConfig) -> None:
-    env = {
-        **os.environ,
-        "PERSONA_MEMORY__PERSONAS_DIR": config.personas_dir,
-        "PERSONA_MEMORY__DATA_DIR": config.data_dir,
-        "PERSONA_MEMORY__ARCHIVE_DIR": config.archive_dir,
-    }
-    if RECORD == "postgres":
-        env["PERSONA_MEMORY__STORE__RECORD"] = "postgres"
-        env["PERSONA_MEMORY__STORE__POSTGRES_DSN"] = config.store.postgres_dsn.get_secret_value()
+    env = config_env(config)
     command = StdioServerParameters(
         command=sys.executable, args=["-m", "memory", "mcp", "--persona", "karin", "--user", "u9"], env=env
     )
