@@ -87,17 +87,25 @@ class MemoryUpkeep:
             raise InvalidInputError("user_id", "name the user to erase (None is the persona's shared memory)")
         return engine.eraser.forget_user(user)
 
-    def restore(self, memory_id: str) -> bool:
-        """Bring a forgotten (cold) memory back to its layer, as if just recalled.
+    def restore(self, memory_id: str, *, user_id: str | None = None) -> bool:
+        """Bring a forgotten (cold) memory back to its layer, as if just recalled; with
+        ``user_id``, only if it is that user's.
 
         Returns:
-            True when it was cold and is back; False for an id that is not in the cold tier.
+            True when it was cold and is back; False for an id that is not in the cold tier, or
+            another user's memory.
 
         Raises:
-            InputTypeError, InvalidInputError: ``memory_id`` is not a non-empty str.
+            InputTypeError, InvalidInputError: ``memory_id`` is not a non-empty str, or a bad
+            ``user_id``.
         """
         engine = self._check_open()
-        restored = engine.retriever.decay.restore(check_memory_id(memory_id))
+        memory, user = check_memory_id(memory_id), check_user_id(user_id)
+        if user_id is not None:
+            found = engine.entries.by_ids(None, [memory])
+            if not found or found[0].user_id != user:
+                return False
+        restored = engine.retriever.decay.restore(memory)
         if restored:
             engine.sync.notify()  # its vector moves back to the hot collection
         return restored

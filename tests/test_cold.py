@@ -75,6 +75,7 @@ def test_with_deep_recall_off_forgotten_means_out_of_reach(make_manager, config)
 def test_restore_brings_a_memory_back_on_request(make_manager, config) -> None:
     manager = make_manager(_forgetful(config))
     allergy = _forget_the_allergy(manager)
+    assert manager.restore(allergy, user_id="u2") is False  # not u2's: stays cold
     assert manager.restore(allergy) is True
     assert manager.restore(allergy) is False  # no longer cold
     assert manager.restore("no-such-memory") is False

@@ -140,15 +140,7 @@ class MemoryService:
     async def restore(self, persona: str, memory_id: str, user_id: str | None) -> bool:
         """Bring a cold memory back (only that user's when ``user_id`` is given)."""
         manager = self.manager(persona)
-        user = check_user_id(user_id)
-
-        def run() -> bool:
-            entry = manager.inspector.entry(memory_id) if isinstance(memory_id, str) else None
-            if user_id is not None and (entry is None or entry.user_id != user):
-                return False
-            return manager.restore(memory_id)
-
-        return await asyncio.to_thread(run)
+        return await asyncio.to_thread(manager.restore, memory_id, user_id=user_id)
 
     async def profile(self, persona: str, user_id: str | None) -> list[Json]:
         """A user's current profile facts."""
