@@ -31,9 +31,9 @@ PROVIDERS = {
 
 DEFAULT = MemoryConfig()
 ACTIVE_CAPACITY = DEFAULT.active.capacity
-DEFAULT_QUOTAS = dict(DEFAULT.retrieval.quotas)
-BUDGET = ACTIVE_CAPACITY + sum(DEFAULT_QUOTAS.values())
-"""Memories a default retrieval can show: the active window plus the RAG quotas (10 + 3+2+2)."""
+MEMORY_SLOTS = DEFAULT.retrieval.top_k
+BUDGET = ACTIVE_CAPACITY + MEMORY_SLOTS
+"""Memories a default retrieval can show: the active window plus the memory slots (10 + 7)."""
 
 
 def embedder(provider: str) -> Embeddings:
@@ -65,6 +65,8 @@ class Settings:
     quotas: dict[str, int] | None = None
     top_k: int | None = None
     no_cleanup: bool = False
+    retrieval: tuple[tuple[str, object], ...] = ()
+    """Further ``retrieval`` settings, ``(field, value)`` (an ablation names what it changes)."""
 
 
 def _config(settings: Settings, folder: Path) -> MemoryConfig:
@@ -85,6 +87,8 @@ def _config(settings: Settings, folder: Path) -> MemoryConfig:
         config.summary.decay_coefficient = 1.0
     if settings.no_cleanup:
         config.summary.cleanup_ratio = 0.0
+    for name, value in settings.retrieval:
+        setattr(config.retrieval, name, value)
     return config
 
 
@@ -182,7 +186,7 @@ class Engine:
         if cleanup:
             asyncio.run(manager.run_cleanup_now())
 
-    def recall(self, query: str, *, user_id: str | None = None) -> Recalled:
+    def recall(self, query: str | list[str], *, user_id: str | None = None) -> Recalled:
         """One retrieval (one decay tick) as texts."""
         result = self._live().retrieve_memories(query, user_id=user_id)
         return Recalled(

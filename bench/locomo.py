@@ -46,6 +46,8 @@ class Conversation:
     sample_id: str
     sessions: list[tuple[datetime, list[Unit]]]
     questions: list[Question]
+    adversarial: tuple[str, ...] = ()
+    """Category 5 questions: nothing in the conversation answers them (the relevance floor's probe)."""
 
     @property
     def units(self) -> list[Unit]:
@@ -95,6 +97,7 @@ def _conversation(sample: dict[str, Any]) -> Conversation:
             )
         sessions.append((date, units))
     questions = []
+    adversarial = tuple(str(qa["question"]) for qa in sample["qa"] if int(qa.get("category", 0)) == 5)
     for qa in sample["qa"]:
         category = int(qa.get("category", 0))
         evidence = [e for e in qa.get("evidence", []) if isinstance(e, str) and _DIA.match(e)]
@@ -103,7 +106,7 @@ def _conversation(sample: dict[str, Any]) -> Conversation:
         if any(e not in turns_by_id for e in evidence):
             continue  # malformed evidence ids: skipped, as in the reference table
         questions.append(Question(str(qa["question"]), category, tuple(turns_by_id[e] for e in evidence)))
-    return Conversation(str(sample["sample_id"]), sessions, questions)
+    return Conversation(str(sample["sample_id"]), sessions, questions, adversarial)
 
 
 def evidence_recall(question: Question, retrieved_text: str) -> tuple[float, bool]:

@@ -200,6 +200,9 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--modes", default="quota,hybrid", help="engine retrieval modes (replay)")
     parser.add_argument("--ticking-questions", action="store_true", help="chat: questions tick in turn")
+    parser.add_argument(
+        "--variants", default="default,off", help="chat: engine rows (default, off, no-floor, no-bonus, no-caps, quota)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N conversations only")
     parser.add_argument("--out", type=Path, help="write the results as JSON")
     args = parser.parse_args(argv)
@@ -217,7 +220,10 @@ def main(argv: list[str]) -> int:
             from bench.quality_chat import evaluate as evaluate_chat
 
             providers = (args.providers or "use").split(",")
-            results, table = evaluate_chat(convs, providers, work, log, args.ticking_questions)
+            from bench.quality_chat import VARIANTS
+
+            variants = [VARIANTS[name] for name in args.variants.split(",")]
+            results, table = evaluate_chat(convs, providers, work, log, args.ticking_questions, variants)
         else:
             ks = [int(k) for k in args.k.split(",")]
             providers = (args.providers or "use,minilm").split(",")

@@ -8,10 +8,13 @@ whole chat, a day after its last session. By default each question is asked of t
 chat left it (a fresh copy per question), so no question's decay tick changes what the next one
 finds; ``--ticking-questions`` asks them one after another on the live store instead.
 
-Every retriever gets the same budget: the active window plus the default RAG quotas (10 + 3+2+2).
-The engine runs its default configuration, then with forgetting off (temporary and summary decay
-coefficients 1.0); the flat baselines return the top ``BUDGET`` interaction units of the whole
-conversation.
+Every retriever gets the same budget: the active window plus the default memory slots (10 + 7).
+The flat baselines show the last 10 units verbatim plus the best 7 of the rest by one flat
+ranking (BM25, dense or their RRF): the usual chatbot memory. The engine runs its default
+configuration, then with forgetting off (temporary and summary decay coefficients 1.0), then
+the ablations asked for. The relevance floor is probed on the same stores: the memory slots
+filled for LoCoMo's adversarial questions (category 5: nothing answers them) and for 50 unrelated
+chit-chat queries (:mod:`bench.chitchat`).
 """
 
 from __future__ import annotations
@@ -24,19 +27,44 @@ from pathlib import Path
 
 from rich.table import Table
 
-from bench.engine import ACTIVE_CAPACITY, BUDGET, DEFAULT_QUOTAS, Clock, Engine, Settings
-from bench.locomo import CATEGORY_NAMES, Conversation, evidence_recall
-from bench.quality import PERSONA, flat_rankings, flat_scores, persona_folder
-from bench.recall import Score, merge, rrf
+from bench.chitchat import CHITCHAT
+from bench.engine import ACTIVE_CAPACITY, BUDGET, MEMORY_SLOTS, Clock, Engine, Recalled, Settings
+from bench.locomo import CATEGORY_NAMES, Conversation, Question, evidence_recall
+from bench.quality import PERSONA, flat_rankings, persona_folder
+from bench.recall import Ranking, Score, merge, rrf
+from memory.extractive import sentences as sentences_of
 
 Results = dict[str, dict[int, Score]]
+Variant = tuple[str, bool, tuple[tuple[str, object], ...]]
+"""``(label, forgetting, retrieval overrides)`` of one engine row."""
+VARIANTS: dict[str, Variant] = {
+    "default": ("engine default ({provider}), forgetting on", True, ()),
+    "off": ("engine default ({provider}), forgetting off", False, ()),
+    "no-floor": ("engine, no relevance floor ({provider})", True, (("relevance_floor", False),)),
+    "no-bonus": (
+        "engine, no recency / importance bonus ({provider})",
+        True,
+        (("recency_weight", 0.0), ("importance_weight", 0.0)),
+    ),
+    "no-caps": ("engine, no layer caps ({provider})", True, (("caps", {"summary": 7, "static": 7}),)),
+    "quota": ("engine, seed quota mode 3+2+2 ({provider})", True, (("mode", "quota"),)),
+}
+"""The engine rows ``--variants`` can ask for, by name."""
 
 
-def run_chat(conv: Conversation, provider: str, work: Path, *, forgetting: bool, ticking: bool) -> Score:
-    """Chat one conversation into a fresh default engine, then score its answers to the questions."""
-    settings = Settings(PERSONA, persona_folder(work), locale="en", provider=provider, forgetting=forgetting)
+def summary_holds_evidence(question: Question, summary: str) -> bool:
+    """A summary holds a question's evidence when it keeps a sentence of an evidence turn."""
+    return any(s in summary for text in question.evidence for s in sentences_of(text) if len(s) >= 20)
+
+
+def run_chat(conv: Conversation, provider: str, work: Path, variant: Variant, *, ticking: bool) -> Score:
+    """Chat one conversation into a fresh engine, then score its answers to the questions."""
+    _, forgetting, overrides = variant
+    folder = persona_folder(work)
+    settings = Settings(PERSONA, folder, locale="en", provider=provider, forgetting=forgetting, retrieval=overrides)
     clock = Clock(conv.sessions[0][0])
     engine = Engine(settings, clock, Path(tempfile.mkdtemp(dir=work)))
+    probes = {"adversarial": list(conv.adversarial), "chit-chat": list(CHITCHAT)}
     try:
         for date, units in conv.sessions:
             for unit in units:
@@ -48,13 +76,23 @@ def run_chat(conv: Conversation, provider: str, work: Path, *, forgetting: bool,
         clock.moment = clock() + timedelta(days=1)
         queries = [q.question for q in conv.questions]
         recalled = [engine.recall(q) for q in queries] if ticking else engine.recall_each(queries)
+        probed = {name: engine.recall_each(texts) for name, texts in probes.items()}
     finally:
         engine.discard()
     score = Score(held=counts.hot, units=counts.recorded, summaries=counts.summary)
     for question, memories in zip(conv.questions, recalled, strict=True):
         score.add(question.category, *evidence_recall(question, memories.text))
         score.shown.append(memories.shown)
+        _count_summaries(score, question, memories)
+    score.slots = {name: [len(r.memories) for r in results] for name, results in probed.items()}
     return score
+
+
+def _count_summaries(score: Score, question: Question, memories: Recalled) -> None:
+    for layer, text in memories.memories:
+        if layer == "summary":
+            score.summaries_shown += 1
+            score.summaries_with_evidence += summary_holds_evidence(question, text)
 
 
 def evaluate(
@@ -63,29 +101,33 @@ def evaluate(
     work: Path,
     log: Callable[[str], None],
     ticking: bool,
+    variants: list[Variant],
 ) -> tuple[Results, Table]:
-    """The flat baselines and the engine (forgetting on, then off) at the default budget."""
+    """The window + flat baselines and the engine variants at the default budget."""
     bm25 = [flat_rankings(c, None) for c in convs]
-    results: Results = flat_scores(convs, [BUDGET], None, bm25)
+    results: Results = {}
+    results[f"window {ACTIVE_CAPACITY} + flat BM25 top {MEMORY_SLOTS}"] = _window(convs, bm25)
     for name in providers:
-        results.update(flat_scores(convs, [BUDGET], name, bm25))
         dense = [flat_rankings(c, name) for c in convs]
         fused = [[rrf(dq, bq) for dq, bq in zip(d, b, strict=True)] for d, b in zip(dense, bm25, strict=True)]
-        label = f"window {ACTIVE_CAPACITY} + flat RRF({name}+BM25) top {BUDGET - ACTIVE_CAPACITY}"
-        results[label] = {BUDGET: merge([score_window(c, r) for c, r in zip(convs, fused, strict=True)])}
-        for forgetting in (True, False):
-            label = f"engine default ({name}), forgetting {'on' if forgetting else 'off'}"
+        window = f"window {ACTIVE_CAPACITY} + flat"
+        results[f"{window} dense ({name}) top {MEMORY_SLOTS}"] = _window(convs, dense)
+        results[f"{window} RRF({name}+BM25) top {MEMORY_SLOTS}"] = _window(convs, fused)
+        for variant in variants:
+            label = variant[0].format(provider=name)
             started = time.perf_counter()
             results[label] = {
-                BUDGET: merge(
-                    [run_chat(c, name, work, forgetting=forgetting, ticking=ticking) for c in convs]
-                )
+                BUDGET: merge([run_chat(c, name, work, variant, ticking=ticking) for c in convs])
             }
             log(f"{label}: {time.perf_counter() - started:.1f}s")
     return results, render(results, ticking)
 
 
-def score_window(conv: Conversation, rankings: list[list[int]]) -> Score:
+def _window(convs: list[Conversation], rankings: list[list[Ranking]]) -> dict[int, Score]:
+    return {BUDGET: merge([score_window(c, r) for c, r in zip(convs, rankings, strict=True)])}
+
+
+def score_window(conv: Conversation, rankings: list[Ranking]) -> Score:
     """A chatbot's usual memory: the last ``ACTIVE_CAPACITY`` units verbatim, plus the best of
     the rest by a flat ranking, ``BUDGET`` in all (nothing forgotten)."""
     score = Score(units=len(conv.units), held=len(conv.units))
@@ -102,6 +144,10 @@ def _pct(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.0f}% ({part}/{whole})" if whole else "-"
 
 
+def _mean(values: list[int]) -> str:
+    return f"{sum(values) / len(values):.2f}" if values else "-"
+
+
 def render(results: Results, ticking: bool) -> Table:
     """The chat-protocol table."""
     table = Table(
@@ -113,30 +159,29 @@ def render(results: Results, ticking: bool) -> Table:
     for name in CATEGORY_NAMES.values():
         table.add_column(name, justify="right")
     table.add_column("all found", justify="right")
-    table.add_column("mean shown", justify="right")
     table.add_column("hot after chat", justify="right")
-    table.add_column("summaries", justify="right")
+    table.add_column("summaries shown (with evidence)", justify="right")
+    table.add_column("slots filled: adversarial / chit-chat", justify="right")
     for label, by_budget in results.items():
         score = by_budget[BUDGET]
         engine = label.startswith("engine")
-        kept = "100% (all kept)"
         table.add_row(
             label,
             f"{score.mean():.1f}",
             *(f"{score.mean(c):.1f}" for c in CATEGORY_NAMES),
             f"{score.all_found():.1f}",
-            f"{score.mean_shown():.1f}",
-            _pct(score.held, score.units) if engine else kept,
-            str(score.summaries) if engine else "-",
+            _pct(score.held, score.units) if engine else "100% (all kept)",
+            f"{score.summaries_shown} ({score.summaries_with_evidence})" if engine else "-",
+            f"{_mean(score.slots.get('adversarial', []))} / {_mean(score.slots.get('chit-chat', []))}"
+            if engine
+            else f"{MEMORY_SLOTS} / {MEMORY_SLOTS}",
         )
-    quotas = "+".join(str(v) for v in DEFAULT_QUOTAS.values())
     table.caption = "\n".join(
         [
-            f"Budget {BUDGET} = active window {ACTIVE_CAPACITY} + default RAG quotas {quotas} "
-            "(temporary+summary+static); the LoCoMo persona has no static memories, so the engine "
-            f"shows at most {BUDGET - DEFAULT_QUOTAS.get('static', 0)}; flat baselines return the "
-            f"top {BUDGET} of all interaction units (nothing forgotten); 'window + flat' is the usual "
-            f"chatbot memory: the last {ACTIVE_CAPACITY} units plus the flat ranking's best of the rest.",
+            f"Budget {BUDGET} = active window {ACTIVE_CAPACITY} + {MEMORY_SLOTS} memory slots for every "
+            f"row; 'window + flat' is the usual chatbot memory: the last {ACTIVE_CAPACITY} units plus "
+            f"a flat ranking's best {MEMORY_SLOTS} of the rest (nothing forgotten, no floor: it always "
+            "fills its slots).",
             "Chat: retrieve(first turn) then record, per unit, clock at the session's time; summary "
             "and clean-up jobs at each session boundary. Forgetting off = temporary and summary "
             "decay coefficients 1.0.",
@@ -147,7 +192,9 @@ def render(results: Results, ticking: bool) -> Table:
                 "left it (its own tick changes nothing the next question sees)."
             ),
             "hot after chat = live active + temporary over interactions recorded (debug_state); "
-            "an evidence turn counts when its verbatim text is among the memories shown.",
+            "an evidence turn counts when its verbatim text is among the memories shown; a summary "
+            "holds evidence when it keeps a sentence (>= 20 characters) of an evidence turn; slots "
+            "filled = memories shown beside the active window, mean per probe query.",
         ]
     )
     return table

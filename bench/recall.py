@@ -31,6 +31,10 @@ class Score:
     units: int = 0
     summaries: int = 0
     shown: list[int] = field(default_factory=list)
+    slots: dict[str, list[int]] = field(default_factory=dict)
+    """Memory slots filled per probe query, by probe set (the relevance floor's measure)."""
+    summaries_shown: int = 0
+    summaries_with_evidence: int = 0
 
     def add(self, category: int, recall: float, complete: bool) -> None:
         self.recall.setdefault(category, []).append(recall)
@@ -59,6 +63,10 @@ def merge(scores: Sequence[Score]) -> Score:
         total.units += score.units
         total.summaries += score.summaries
         total.shown.extend(score.shown)
+        for name, values in score.slots.items():
+            total.slots.setdefault(name, []).extend(values)
+        total.summaries_shown += score.summaries_shown
+        total.summaries_with_evidence += score.summaries_with_evidence
     return total
 
 

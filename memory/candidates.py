@@ -1,20 +1,29 @@
-"""The search step of a retrieval: each layer's candidates, hot and cold, scored and ranked.
+"""The search step of a retrieval: every layer's candidates, hot and cold, scored and ranked.
 
-Per searchable layer: a dense ranking (Chroma) and, in hybrid mode, a keyword ranking (FTS5),
-fused by reciprocal rank. Deep recall: a layer's forgotten (cold) entries keep their vectors and
-keyword rows, so the same two rankings cover both tiers, and SQLite says which tier each hit is
-in. Newer memories get a small recency bonus, important ones an importance bonus, cold ones an
-optional tier penalty (:func:`memory.ranking.adjust`); a cold memory returned is ``revived``.
+Hybrid mode (the default) ranks across layers: each layer's dense hits (Chroma) join one ranking
+by cosine similarity (one embedder, so comparable), its keyword hits (FTS5 bm25) one keyword
+ranking, and the two are fused by reciprocal rank. A summary and a chat memory then compete for a
+slot on the same score. The keyword ranking weighs less as the query's words grow many (a whole
+dialogue carries many words that do not matter). Quota and weighted modes rank each layer on its
+own by similarity, as the seed design has it.
+
+Deep recall: a layer's forgotten (cold) entries keep their vectors and keyword rows, so the same
+rankings cover both tiers, and SQLite says which tier each hit is in. Newer memories get a small
+recency bonus, important ones an importance bonus, cold ones an optional tier penalty
+(:func:`memory.ranking.adjust`); a cold memory returned is ``revived``. Every candidate is marked
+``below_floor`` when it matches no better than small talk (:mod:`memory.relevance`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from memory import keyword, ranking
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.layers.rag import RagLayer, Vector
 from memory.model import Layer, RetrievedMemory
+from memory.relevance import Bar
 
 DEEP_LAYERS = (Layer.TEMPORARY, Layer.SUMMARY)
 """The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
@@ -28,12 +37,26 @@ def _revived(memory: RetrievedMemory) -> RetrievedMemory:
     return replace(memory, entry=replace(entry, layer=entry.origin, origin=None), revived=True)
 
 
+def keyword_trust(terms: int, fully_trusted: int) -> float:
+    """The keyword ranking's weight for a query of ``terms`` words: 1 up to ``fully_trusted``, then
+    ``sqrt(fully_trusted / terms)`` (a query of four times as many words weighs half)."""
+    return 1.0 if terms <= fully_trusted else math.sqrt(fully_trusted / terms)
+
+
+def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
+    matched = memory.keyword_rank is not None
+    # similarity 0.0 is a keyword hit not embedded yet (an index backlog): keywords vouch for it
+    if bar is None or bar.passes(memory.similarity, matched) or (matched and memory.similarity == 0.0):
+        return memory
+    return replace(memory, below_floor=True)
+
+
 class CandidateSearch:
-    """Ranks each layer's candidates for one query.
+    """Ranks the candidates of every layer for one query.
 
     Args:
         layers: the searchable layers.
-        config: the ``retrieval`` section (mode, quotas, fusion and tier weights, ``deep_recall``).
+        config: the ``retrieval`` section (mode, caps, quotas, fusion and tier weights, ``deep_recall``).
         keywords: the keyword index (statistics per scope).
     """
 
@@ -45,60 +68,112 @@ class CandidateSearch:
         self.keywords = keywords
 
     def rank(
-        self, vector: Vector, terms: set[str], user_id: str | None, tick: int, limit: int | None
-    ) -> dict[Layer, list[RetrievedMemory]]:
-        """Every layer's candidates, best first: at least its depth (quota, or ``top_k``) when
-        there are, more when the wider rankings hold more (selection may spill unused slots)."""
-        config = self.config
-        hybrid = config.mode == RetrievalMode.HYBRID
-        found: dict[Layer, list[RetrievedMemory]] = {}
-        for layer, rag in self.layers.items():
-            depth = ranking.depth_of(config.mode, layer, config.quotas, limit or config.top_k)
-            if depth <= 0:
-                found[layer] = []
-                continue
-            wide = depth * config.candidate_multiplier
-            deep = config.deep_recall and layer in DEEP_LAYERS
-            dense = rag.dense_ranking(vector, wide, user_id, tick)
-            if not deep:  # forgotten means out of reach
-                dense = [m for m in dense if m.entry.layer != Layer.ARCHIVED]
-            if hybrid:
-                memories = self._fused(rag, dense, vector, terms, user_id, tick, wide, deep)
-            else:
-                memories = [replace(m, dense_rank=rank) for rank, m in enumerate(dense, start=1)]
-            found[layer] = ranking.adjust(
-                [_revived(m) for m in memories if m.similarity >= config.min_similarity],
-                cold_weight=config.cold_weight,
-                recency_weight=config.recency_weight if hybrid else 0.0,
-                importance_weight=config.importance_weight if hybrid else 0.0,
-                rrf_k=config.rrf_k,
-            )
-        return found
-
-    def _fused(
         self,
-        rag: RagLayer,
-        dense: list[RetrievedMemory],
         vector: Vector,
         terms: set[str],
         user_id: str | None,
         tick: int,
-        wide: int,
-        deep: bool,
+        limit: int | None,
+        bar: Bar | None = None,
+    ) -> dict[Layer, list[RetrievedMemory]]:
+        """Every layer's candidates, best first, more than selection needs (it may skip some).
+
+        Args:
+            bar: the relevance floor's similarity for this query (``None``: no floor).
+        """
+        if self.config.mode == RetrievalMode.HYBRID:
+            return self._across_layers(vector, terms, user_id, tick, limit, bar)
+        return self._per_layer(vector, user_id, tick, limit, bar)
+
+    def _depth(self, layer: Layer, limit: int | None) -> int:
+        config = self.config
+        return ranking.depth_of(config.mode, layer, config.quotas, config.caps, limit or config.top_k)
+
+    def _dense(
+        self, rag: RagLayer, vector: Vector, wide: int, user_id: str | None, tick: int
     ) -> list[RetrievedMemory]:
-        keywords = rag.keyword_ranking(self.keywords, terms, wide, user_id, with_cold=deep)
+        dense = rag.dense_ranking(vector, wide, user_id, tick)
+        if not self._deep(rag.layer):  # forgotten means out of reach
+            dense = [m for m in dense if m.entry.layer != Layer.ARCHIVED]
+        return dense
+
+    def _deep(self, layer: Layer) -> bool:
+        return self.config.deep_recall and layer in DEEP_LAYERS
+
+    def _per_layer(
+        self, vector: Vector, user_id: str | None, tick: int, limit: int | None, bar: Bar | None
+    ) -> dict[Layer, list[RetrievedMemory]]:
+        config = self.config
+        found: dict[Layer, list[RetrievedMemory]] = {}
+        for layer, rag in self.layers.items():
+            depth = self._depth(layer, limit)
+            wide = depth * config.candidate_multiplier
+            dense = self._dense(rag, vector, wide, user_id, tick) if depth > 0 else []
+            memories = [replace(m, dense_rank=rank) for rank, m in enumerate(dense, start=1)]
+            found[layer] = [
+                _floored(m, bar)
+                for m in ranking.adjust(
+                    [_revived(m) for m in memories if m.similarity >= config.min_similarity],
+                    cold_weight=config.cold_weight,
+                    recency_weight=0.0,
+                    rrf_k=config.rrf_k,
+                )
+            ]
+        return found
+
+    def _across_layers(
+        self,
+        vector: Vector,
+        terms: set[str],
+        user_id: str | None,
+        tick: int,
+        limit: int | None,
+        bar: Bar | None,
+    ) -> dict[Layer, list[RetrievedMemory]]:
+        config = self.config
+        dense: list[RetrievedMemory] = []
+        hits: list[tuple[str, float]] = []
+        home: dict[str, RagLayer] = {}
+        for layer, rag in self.layers.items():
+            depth = self._depth(layer, limit)
+            if depth <= 0:
+                continue
+            wide = depth * config.candidate_multiplier
+            layer_dense = self._dense(rag, vector, wide, user_id, tick)
+            layer_hits = rag.keyword_ranking(self.keywords, terms, wide, user_id, with_cold=self._deep(layer))
+            dense.extend(layer_dense)
+            hits.extend(layer_hits)
+            home.update({m.entry.id: rag for m in layer_dense})
+            home.update({entry_id: rag for entry_id, _ in layer_hits})
+        dense.sort(key=lambda m: m.similarity, reverse=True)
+        hits.sort(key=lambda hit: hit[1], reverse=True)
         fused = ranking.fuse(
             [m.entry.id for m in dense],
-            keywords,
-            rrf_k=self.config.rrf_k,
-            keyword_weight=self.config.keyword_weight,
-            top_k=wide,
+            [entry_id for entry_id, _ in hits],
+            rrf_k=config.rrf_k,
+            keyword_weight=config.keyword_weight * keyword_trust(len(terms), config.keyword_terms),
+            top_k=len(home),
         )
         by_id = {m.entry.id: m for m in dense}
-        missing = [f.id for f in fused if f.id not in by_id]
-        by_id.update({m.entry.id: m for m in rag.memories_for(missing, vector, user_id, tick)})
-        return [
+        missing: dict[int, tuple[RagLayer, list[str]]] = {}
+        for f in fused:
+            if f.id not in by_id:
+                missing.setdefault(id(home[f.id]), (home[f.id], []))[1].append(f.id)
+        for rag, ids in missing.values():
+            by_id.update({m.entry.id: m for m in rag.memories_for(ids, vector, user_id, tick)})
+        memories = [
             replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
             for f in fused
             if f.id in by_id
         ]
+        adjusted = ranking.adjust(
+            [_revived(m) for m in memories if m.similarity >= config.min_similarity],
+            cold_weight=config.cold_weight,
+            recency_weight=config.recency_weight,
+            importance_weight=config.importance_weight,
+            rrf_k=config.rrf_k,
+        )
+        found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
+        for memory in adjusted:
+            found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))
+        return found

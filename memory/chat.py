@@ -26,14 +26,17 @@ from langchain_core.tracers.schemas import Run
 from memory.errors import InputTypeError, InvalidInputError, MemoryEngineError
 from memory.model import Interaction
 from memory.runnables import configured_user, message_text
+from memory.validation import check_user_id
 
 logger = logging.getLogger(__name__)
+RECENT_EXCHANGES = 3
+"""Exchanges of the active window a retrieval reads before the new input (a dialogue query)."""
 
 
 class ChatMemory(Protocol):
     """What the chat surface and the tools need of a manager."""
 
-    def retrieve_memories(self, query: str, *, user_id: str | None = None) -> Any: ...
+    def retrieve_memories(self, query: str | list[str], *, user_id: str | None = None) -> Any: ...
 
     def record_interaction_sync(
         self, user_input: str, response: str, *, user_id: str | None = None
@@ -98,8 +101,11 @@ class _Binding:
         if isinstance(text, BaseMessage):
             text = message_text(text)
         user = _user(inputs, config)
-        result = self.memory.retrieve_memories(text, user_id=user)  # validates both
-        window = self.memory.window_interactions(user) if result.active else []
+        if not isinstance(text, str):
+            raise InputTypeError(self.input_key, "a str or a message", text)
+        window = self.memory.window_interactions(check_user_id(user))
+        recent = [t for i in window[-RECENT_EXCHANGES:] for t in (i.user_input, i.response)]
+        result = self.memory.retrieve_memories([*recent, text] if recent else text, user_id=user)
         return {
             **inputs,
             self.input_key: text,

@@ -138,7 +138,15 @@ class RetrievalConfig(Section):
     weights: dict[str, Float] = Field(
         default_factory=lambda: {"static": 1.0, "summary": 0.9, "temporary": 0.8}
     )
-    top_k: Int = Field(6, ge=1, description="weighted mode: memories returned")
+    caps: dict[str, Int] = Field(
+        default_factory=lambda: {"summary": 2, "static": 2},
+        description="hybrid: most memory slots a layer may take (a layer not named: no cap)",
+    )
+    top_k: Int = Field(7, ge=1, description="hybrid and weighted modes: memory slots")
+    relevance_floor: Bool = Field(True, description="leave a slot empty rather than fill it with noise")
+    floor_margin: Float = Field(0.0, ge=-1, le=1, description="added to the query's background bar")
+    dialogue_turns: Int = Field(8, ge=1, description="turns of a dialogue query read (the newest)")
+    keyword_terms: Int = Field(16, ge=1, description="query words the keyword ranking is fully trusted for")
     min_similarity: Float = Field(-1.0, ge=-1, le=1, description="drop candidates below this cosine")
     rrf_k: Int = Field(60, ge=1, description="reciprocal-rank-fusion constant")
     keyword_weight: Float = Field(1.0, ge=0, description="weight of the keyword ranking")
@@ -152,7 +160,7 @@ class RetrievalConfig(Section):
     importance_weight: Float = Field(0.25, ge=0, description="bonus of important memories (hybrid)")
     profile_budget: Int = Field(12, ge=0, description="profile facts put in every prompt")
 
-    @field_validator("quotas", "weights", mode="before")
+    @field_validator("quotas", "weights", "caps", mode="before")
     @classmethod
     def _over_the_defaults(cls, value: Any, info: ValidationInfo) -> Any:
         """A partial table (``[retrieval.quotas] temporary = 5``) keeps the other layers' defaults."""
@@ -163,7 +171,7 @@ class RetrievalConfig(Section):
 
     @model_validator(mode="after")
     def _known_layers(self) -> RetrievalConfig:
-        for name, table in (("quotas", self.quotas), ("weights", self.weights)):
+        for name, table in (("quotas", self.quotas), ("weights", self.weights), ("caps", self.caps)):
             unknown = sorted(set(table) - set(LAYER_NAMES))
             if unknown:
                 raise ValueError(f"{name}: unknown layers {unknown}")

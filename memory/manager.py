@@ -30,7 +30,7 @@ from memory.jobs import first_runs
 from memory.model import ManagerState, ProfileFact, utcnow
 from memory.persona import Persona, load_persona
 from memory.recorder import NumberedRecord, Record
-from memory.retriever import MemoryRetriever, RetrievalResult
+from memory.retriever import MemoryRetriever, QueryInput, RetrievalResult
 from memory.state import build_debug_state
 from memory.surface import LangChainSurface
 from memory.upkeep import MemoryUpkeep
@@ -226,26 +226,26 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
 
     # -- retrieval -----------------------------------------------------------------------------
 
-    def retrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
+    def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query: the active window and the recalled memories.
 
         A retrieval is one tick of the user's decay clock. Store failures give empty RAG text.
         """
         return self._check_open().retriever.retrieve(query, user_id=user_id)
 
-    async def aretrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
+    async def aretrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
         """:meth:`retrieve` in a worker thread: the event loop stays responsive."""
         retriever = self._check_open().retriever
         return await asyncio.to_thread(retriever.retrieve, query, user_id=user_id)
 
     def retrieve_memories(
-        self, query: str, *, user_id: str | None = None, top_k: int | None = None
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
     ) -> RetrievalResult:
         """The full retrieval: active window, scored memories (with ranks) and prompt texts."""
         return self._check_open().retriever.retrieve_memories(query, user_id=user_id, top_k=top_k)
 
     async def aretrieve_memories(
-        self, query: str, *, user_id: str | None = None, top_k: int | None = None
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
     ) -> RetrievalResult:
         """:meth:`retrieve_memories` in a worker thread."""
         retriever = self._check_open().retriever

@@ -153,7 +153,8 @@ class RetrievedMemory:
 
     ``score`` is what the selection ranked by (fused score in hybrid mode, similarity in quota
     mode, similarity x layer weight in weighted mode); the ranks are 1-based places in the dense
-    and keyword rankings of its layer (``None``: not in that ranking).
+    and keyword rankings (hybrid: over every layer's candidates; else of its layer; ``None``: not
+    in that ranking).
     """
 
     entry: MemoryEntry
@@ -164,3 +165,5 @@ class RetrievedMemory:
     keyword_rank: int | None = None
     revived: bool = False
     """Found in the cold tier: the retrieval brings it back to its layer (``entry.layer``)."""
+    below_floor: bool = False
+    """Matches the query no better than small talk does: never returned (a near miss at most)."""

@@ -1,4 +1,4 @@
-"""Pure ranking rules of a retrieval: reciprocal-rank fusion, and quota / weighted selection.
+"""Pure ranking rules of a retrieval: reciprocal-rank fusion, and hybrid / quota / weighted selection.
 
 Values in, values out: no store, no clock. The retriever gathers each layer's dense and keyword
 rankings, then asks this module which memories to return and with what score.
@@ -79,11 +79,16 @@ def adjust(
     return sorted((replace(m, score=score(m)) for m in memories), key=lambda m: m.score, reverse=True)
 
 
-def depth_of(mode: RetrievalMode, layer: Layer, quotas: Mapping[str, int], top_k: int) -> int:
-    """How many memories a layer may contribute: its quota, or ``top_k`` in weighted mode."""
-    if mode == RetrievalMode.WEIGHTED:
-        return top_k
-    return int(quotas.get(layer.value, 0))
+def depth_of(
+    mode: RetrievalMode, layer: Layer, quotas: Mapping[str, int], caps: Mapping[str, int], top_k: int
+) -> int:
+    """How many memories a layer may contribute: its quota (quota mode), ``top_k`` (weighted
+    mode), ``top_k`` or the layer's cap when lower (hybrid mode)."""
+    if mode == RetrievalMode.QUOTA:
+        return int(quotas.get(layer.value, 0))
+    if mode == RetrievalMode.HYBRID:
+        return min(top_k, int(caps.get(layer.value, top_k)))
+    return top_k
 
 
 def select(
@@ -91,17 +96,21 @@ def select(
     found: Mapping[Layer, Sequence[RetrievedMemory]],
     *,
     quotas: Mapping[str, int],
+    caps: Mapping[str, int],
     weights: Mapping[str, float],
     top_k: int,
     limit: int | None,
 ) -> list[RetrievedMemory]:
-    """The memories a retrieval returns, best first.
+    """The memories a retrieval returns, best first; never one ``below_floor``.
 
-    Quota and hybrid modes: each layer's best ``quota`` by score; slots a layer cannot fill
-    (fewer candidates than its quota, e.g. a persona without static memories) go to the best
-    remaining candidates of the other layers, so the budget is used; merged, cut to ``limit``.
+    Hybrid mode: the best candidates of any layer by score (comparable across layers), each layer
+    at most its cap, ``limit or top_k`` in all; slots nothing relevant fills stay empty.
+    Quota mode: each layer's best ``quota`` by score; slots a layer cannot fill (fewer candidates
+    than its quota, e.g. a persona without static memories) go to the best remaining candidates
+    of the other layers, so the budget is used; merged, cut to ``limit``.
     Weighted mode: every candidate scored ``similarity x layer weight``, best ``limit or top_k``.
     """
+    found = {layer: [m for m in memories if not m.below_floor] for layer, memories in found.items()}
     chosen: list[RetrievedMemory] = []
     if mode == RetrievalMode.WEIGHTED:
         for layer, memories in found.items():
@@ -109,6 +118,17 @@ def select(
             chosen.extend(replace(m, score=m.similarity * weight) for m in memories)
         chosen.sort(key=lambda m: m.score, reverse=True)
         return chosen[: limit or top_k]
+    if mode == RetrievalMode.HYBRID:
+        wanted = limit or top_k
+        taken: dict[Layer, int] = {}
+        for memory in sorted((m for ms in found.values() for m in ms), key=lambda m: m.score, reverse=True):
+            layer = memory.entry.layer
+            if taken.get(layer, 0) < int(caps.get(layer.value, wanted)):
+                chosen.append(memory)
+                taken[layer] = taken.get(layer, 0) + 1
+                if len(chosen) == wanted:
+                    break
+        return chosen
     spare: list[RetrievedMemory] = []
     unused = 0
     for layer, memories in found.items():

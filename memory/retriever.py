@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -24,18 +24,22 @@ from memory.candidates import CandidateSearch
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.db import Database
 from memory.decay import DecayTick
+from memory.dialogue import Query, parse_query, query_vector
 from memory.errors import StoreUnavailableError
 from memory.formatter import format_active_memories, format_profile, format_retrieved_memories, join_blocks
 from memory.layers.active import ActiveLayer
 from memory.layers.rag import EMBED_MAX_CHARS, RagLayer
 from memory.model import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.profile import ProfileTable
+from memory.relevance import RelevanceFloor
 from memory.sync import IndexSync
-from memory.validation import check_top_k, check_user_id, clean_text
+from memory.validation import check_top_k, check_user_id
 
 logger = logging.getLogger(__name__)
 NEAR_MISSES = 3
 """Candidates below the cut a retrieval reports (for the inspector)."""
+QueryInput = str | Sequence[str]
+"""A query: one text, or the recent dialogue as turns, oldest first (the user's newest last)."""
 
 
 @dataclass(frozen=True)
@@ -102,26 +106,32 @@ class MemoryRetriever:
             db.query, config.keyword_tokenizer, config.keyword_max_df, ranker=ranker
         )
         self.search = CandidateSearch(layers, config, self.keywords)
+        self.floor = RelevanceFloor(embeddings, config.floor_margin)
         self._degraded = False
 
-    def retrieve(self, query: str, *, user_id: str | None = None) -> tuple[str, str]:
+    def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query; both empty strings on an empty store."""
         result = self.retrieve_memories(query, user_id=user_id)
         return result.active_text, result.rag_text
 
     def retrieve_memories(
-        self, query: str, *, user_id: str | None = None, top_k: int | None = None
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
     ) -> RetrievalResult:
         """The full retrieval: active window, scored memories and their prompt texts.
 
-        Steps: validate -> bounded index catch-up -> active window -> embed the query once ->
-        per-layer dense and keyword rankings -> selection (:mod:`memory.ranking`) -> prompt text
-        -> decay tick. Store or model failures degrade to no RAG memories, never an exception.
+        Steps: validate -> bounded index catch-up -> active window -> embed the query once (a
+        dialogue: its turns in one call, :mod:`memory.dialogue`) -> dense and keyword rankings
+        (:mod:`memory.candidates`) -> relevance floor -> selection (:mod:`memory.ranking`) ->
+        prompt text -> decay tick. Store or model failures degrade to no RAG memories, never an
+        exception.
+
+        Args:
+            query: a text, or the recent dialogue as a list of turns, oldest first.
 
         Raises:
             InputTypeError, InvalidInputError: bad ``query``, ``user_id`` or ``top_k``.
         """
-        query = clean_text("query", query, self.max_text_chars)
+        parsed = parse_query(query, max_chars=self.max_text_chars, max_turns=self.config.dialogue_turns)
         user_id = check_user_id(user_id)
         limit = None if top_k is None else check_top_k(top_k)
         now = self.now()
@@ -129,10 +139,11 @@ class MemoryRetriever:
         active = self._active_window(user_id)
         facts = self._profile(user_id)
         try:
-            vector = self.embeddings.embed_query(query[:EMBED_MAX_CHARS])  # as memories are
-            terms = self._keyword_terms(query)
+            vector = query_vector(parsed, self.embeddings, EMBED_MAX_CHARS)  # as memories are
+            terms = self._keyword_terms(parsed)
+            bar = self.floor.bar(vector) if self.config.relevance_floor else None
             tick = self.db.tick_of(scope_of(user_id))
-            found = self.search.rank(vector, terms, user_id, tick, limit)
+            found = self.search.rank(vector, terms, user_id, tick, limit, bar)
         except Exception as exc:
             self._report_degraded(exc)
             memories, misses, degraded = [], [], True
@@ -142,6 +153,7 @@ class MemoryRetriever:
                 self.config.mode,
                 found,
                 quotas=self.config.quotas,
+                caps=self.config.caps,
                 weights=self.config.weights,
                 top_k=self.config.top_k,
                 limit=limit,
@@ -187,10 +199,10 @@ class MemoryRetriever:
             logger.warning("active layer unreadable (%s); retrieving without it", exc)
             return []
 
-    def _keyword_terms(self, query: str) -> set[str]:
+    def _keyword_terms(self, query: Query) -> set[str]:
         if self.config.mode != RetrievalMode.HYBRID:
             return set()
-        return self.keywords.terms(query)
+        return self.keywords.terms(query.text)
 
     def _report_degraded(self, error: Exception) -> None:
         if isinstance(error, StoreUnavailableError):

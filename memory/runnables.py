@@ -1,7 +1,8 @@
 """The LangChain surface of a retrieval: what the runnable accepts, and a ``BaseRetriever``.
 
 Input, like a chat chain's: a str; a dict with ``query``, ``input`` or ``question`` (and
-``user_id``); a message, or a list of messages whose last human message is the query. The user
+``user_id``); a message, or a list of messages: the conversation up to its last human message is
+the query (a dialogue query, :mod:`memory.dialogue`: the newest turn counts most). The user
 comes from the input, else from ``config["configurable"]["user_id"]`` (how LangChain and
 LangGraph pass per-call settings), else it is the persona's shared memory.
 """
@@ -13,7 +14,7 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict
@@ -27,9 +28,9 @@ QUERY_KEYS = ("query", "input", "question")
 class MemoryQuery(TypedDict, total=False):
     """A dict input: one of ``query`` / ``input`` / ``question``, and optionally ``user_id``."""
 
-    query: str
-    input: str
-    question: str
+    query: str | list[str]
+    input: str | list[str]
+    question: str | list[str]
     user_id: str
 
 
@@ -57,6 +58,21 @@ def message_text(message: BaseMessage) -> Any:
     return content
 
 
+def dialogue_turns(messages: list[BaseMessage]) -> str | list[str]:
+    """The query of a message list: the human and AI turns up to the last human message, oldest
+    first (one turn: its text). System and tool messages, and empty turns, are left out.
+
+    Raises:
+        InvalidInputError: no human message.
+    """
+    last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
+    if last is None:
+        raise InvalidInputError("query", "the messages hold no human message")
+    texts = [message_text(m) for m in messages[: last + 1] if isinstance(m, HumanMessage | AIMessage)]
+    turns = [t for t in texts if isinstance(t, str) and t.strip()]
+    return turns[0] if len(turns) == 1 else turns or message_text(messages[last])
+
+
 def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, Any]:
     """``(query, user_id)`` of a runnable input (validated later by the retrieval).
 
@@ -73,10 +89,7 @@ def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, An
     if isinstance(payload, BaseMessage):
         return message_text(payload), user
     if isinstance(payload, list) and payload and all(isinstance(m, BaseMessage) for m in payload):
-        human = [m for m in payload if isinstance(m, HumanMessage)]
-        if not human:
-            raise InvalidInputError("query", "the messages hold no human message")
-        return message_text(human[-1]), user
+        return dialogue_turns(payload), user
     if isinstance(payload, str):
         return payload, user
     raise InputTypeError("query", "a str, a dict with a query, a message or a list of messages", payload)

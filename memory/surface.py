@@ -15,7 +15,7 @@ from langchain_core.tools import BaseTool
 from memory import chat, tools
 from memory.engine import Engine
 from memory.model import Interaction, ProfileFact
-from memory.retriever import RetrievalResult
+from memory.retriever import QueryInput, RetrievalResult
 from memory.validation import check_user_id
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ class LangChainSurface:
 
     # provided by the manager
     def retrieve_memories(
-        self, query: str, *, user_id: str | None = None, top_k: int | None = None
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
     ) -> RetrievalResult:
         raise NotImplementedError
 

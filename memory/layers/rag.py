@@ -95,9 +95,9 @@ class RagLayer:
         user_id: str | None,
         *,
         with_cold: bool = False,
-    ) -> list[str]:
-        """Ids ranked by FTS5 bm25 on any of ``terms`` within the user's scope (a shared layer's:
-        the shared one), best first; empty scopes cost nothing.
+    ) -> list[tuple[str, float]]:
+        """``(id, bm25 score)`` ranked by FTS5 bm25 on any of ``terms`` within the user's scope (a
+        shared layer's: the shared one), best first; empty scopes cost nothing.
 
         Args:
             with_cold: rank this layer's cold (forgotten) entries in the same ranking.
@@ -116,7 +116,7 @@ class RagLayer:
             limit=depth,
             with_cold=with_cold,
         )
-        return [entry_id for entry_id, _ in hits]
+        return hits
 
     def memories_for(
         self, ids: Sequence[str], vector: Vector, user_id: str | None, tick: int

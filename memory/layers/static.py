@@ -208,9 +208,9 @@ class StaticLayer(RagLayer):
         user_id: str | None,
         *,
         with_cold: bool = False,
-    ) -> list[str]:
-        """In-memory keyword ranking (idf of the matched words): a full-table FTS match would
-        cost as much as the whole store to find a few preset memories (never cold)."""
+    ) -> list[tuple[str, float]]:
+        """``(id, score)``: an in-memory keyword ranking (idf of the matched words): a full-table
+        FTS match would cost as much as the whole store to find a few preset memories (never cold)."""
         if depth <= 0 or not terms:
             return []
         if self._texts is None:
@@ -219,7 +219,7 @@ class StaticLayer(RagLayer):
         df = {t: sum(1 for found in matched.values() if t in found) for t in terms}
         total = len(self._texts)
         scores = {i: sum(math.log(1 + total / df[t]) for t in found) for i, found in matched.items() if found}
-        return sorted(scores, key=lambda i: scores[i], reverse=True)[:depth]
+        return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:depth]
 
     def _load_matrix(self) -> tuple[list[MemoryEntry], np.ndarray] | None:
         entries = self.entries()
