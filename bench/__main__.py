@@ -226,7 +226,10 @@ def _perf(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Dispatch: ``quality``, ``retention`` or ``tokenizers`` to that module's ``main``, else perf."""
     args = list(sys.argv[1:] if argv is None else argv)
-    named = ("quality", "madial", "retention", "tokenizers", "tiers", "importance", "users", "record", "server")
+    named = (
+        *("quality", "madial", "retention", "tokenizers", "tiers"),
+        *("importance", "users", "record", "server"),
+    )
     if args and args[0] in named:
         module = importlib.import_module(f"bench.{args[0]}")  # lazy: heavy
         return int(module.main(args[1:]))

@@ -73,7 +73,9 @@ def load(folder: Path) -> tuple[dict[int, dict[str, Any]], list[Dialogue]]:
             raw = json.loads(line)
             t = int(raw["test-turn"][0])
             turns = [turn.strip() for turn in raw["dialogue"][1:t] if turn.strip()]
-            dialogues.append(Dialogue(int(raw["id"]), turns, [int(i) for i in raw["relevant-id"]], int(raw["user-id"])))
+            dialogues.append(
+                Dialogue(int(raw["id"]), turns, [int(i) for i in raw["relevant-id"]], int(raw["user-id"]))
+            )
     return memories, dialogues
 
 
@@ -105,7 +107,9 @@ def engine_rankings(
     personas = work / "personas"
     (personas / PERSONA / "static_memories").mkdir(parents=True, exist_ok=True)
     clock = Clock(max(_day(m["time"]) for m in memories.values()))
-    engine = Engine(Settings(PERSONA, personas, locale="zh", retrieval=overrides), clock, Path(tempfile.mkdtemp(dir=work)))
+    engine = Engine(
+        Settings(PERSONA, personas, locale="zh", retrieval=overrides), clock, Path(tempfile.mkdtemp(dir=work))
+    )
     by_text: dict[str, int] = {}
     try:
         manager = engine.manager
@@ -121,7 +125,8 @@ def engine_rankings(
             rankings[dialogue.id] = [by_text[text] for _, text in recalled.memories if text in by_text]
         users = sorted({str(m["user-id"]) for m in memories.values()})
         filled = {
-            user: float(np.mean([len(engine.recall(q, user_id=user).memories) for q in CHITCHAT])) for user in users
+            user: float(np.mean([len(engine.recall(q, user_id=user).memories) for q in CHITCHAT]))
+            for user in users
         }
     finally:
         engine.discard()
@@ -134,7 +139,9 @@ def _day(text: str) -> Any:
     return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
 
 
-def flat_rankings(memories: dict[int, dict[str, Any]], dialogues: list[Dialogue]) -> dict[str, dict[int, list[int]]]:
+def flat_rankings(
+    memories: dict[int, dict[str, Any]], dialogues: list[Dialogue]
+) -> dict[str, dict[int, list[int]]]:
     """The engine's embedder alone (exact cosine, whole dialogue as one query) and BM25 (jieba)."""
     model = embedder("use")
     dense: dict[int, list[int]] = {}
@@ -150,7 +157,10 @@ def flat_rankings(memories: dict[int, dict[str, Any]], dialogues: list[Dialogue]
             dense[dialogue.id] = [ids[i] for i in np.argsort(-(matrix @ vector), kind="stable")]
         for dialogue, ranking in zip(asked, bm25_rankings(texts, queries, jieba_tokens), strict=True):
             bm25[dialogue.id] = [ids[i] for i in ranking]
-    return {"USE alone (the engine's embedder), whole dialogue": dense, "BM25 (jieba words), whole dialogue": bm25}
+    return {
+        "USE alone (the engine's embedder), whole dialogue": dense,
+        "BM25 (jieba words), whole dialogue": bm25,
+    }
 
 
 def anchor_rankings(folder: Path) -> dict[str, dict[int, list[int]]]:
@@ -159,8 +169,12 @@ def anchor_rankings(folder: Path) -> dict[str, dict[int, list[int]]]:
     for name, file in ANCHORS.items():
         path = folder / file
         if path.exists():
-            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-            found[f"{name} (published top 20)"] = {int(r["id"]): [int(i) for i in r["top_20_ids"]] for r in rows}
+            rows = [
+                json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+            ]
+            found[f"{name} (published top 20)"] = {
+                int(r["id"]): [int(i) for i in r["top_20_ids"]] for r in rows
+            }
     return found
 
 
@@ -179,7 +193,10 @@ def main(argv: list[str]) -> int:
     results: dict[str, dict[str, float]] = {}
     floor: dict[str, dict[str, float]] = {}
     try:
-        for as_dialogue, label in ((True, "engine default, dialogue query"), (False, "engine default, one string")):
+        for as_dialogue, label in (
+            (True, "engine default, dialogue query"),
+            (False, "engine default, one string"),
+        ):
             rankings, floor[label] = engine_rankings(
                 memories, dialogues, work, as_dialogue=as_dialogue, overrides=overrides
             )
@@ -188,7 +205,9 @@ def main(argv: list[str]) -> int:
             results[label] = scores(rankings, dialogues)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    table = Table(title=f"MADial-Bench zh dev: {len(dialogues)} dialogues, {len(memories)} memories, recall (%)")
+    table = Table(
+        title=f"MADial-Bench zh dev: {len(dialogues)} dialogues, {len(memories)} memories, recall (%)"
+    )
     table.add_column("retriever")
     for column in [*(f"R@{k}" for k in KS), "nDCG@5"]:
         table.add_column(column, justify="right")

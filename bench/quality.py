@@ -201,7 +201,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--modes", default="quota,hybrid", help="engine retrieval modes (replay)")
     parser.add_argument("--ticking-questions", action="store_true", help="chat: questions tick in turn")
     parser.add_argument(
-        "--variants", default="default,off", help="chat: engine rows (default, off, no-floor, no-bonus, no-caps, quota)"
+        "--variants", default="default,off", help="chat: engine rows (bench.quality_chat.VARIANTS)"
     )
     parser.add_argument("--limit", type=int, default=0, help="first N conversations only")
     parser.add_argument("--out", type=Path, help="write the results as JSON")

@@ -61,7 +61,9 @@ def run_chat(conv: Conversation, provider: str, work: Path, variant: Variant, *,
     """Chat one conversation into a fresh engine, then score its answers to the questions."""
     _, forgetting, overrides = variant
     folder = persona_folder(work)
-    settings = Settings(PERSONA, folder, locale="en", provider=provider, forgetting=forgetting, retrieval=overrides)
+    settings = Settings(
+        PERSONA, folder, locale="en", provider=provider, forgetting=forgetting, retrieval=overrides
+    )
     clock = Clock(conv.sessions[0][0])
     engine = Engine(settings, clock, Path(tempfile.mkdtemp(dir=work)))
     probes = {"adversarial": list(conv.adversarial), "chit-chat": list(CHITCHAT)}
@@ -84,7 +86,7 @@ def run_chat(conv: Conversation, provider: str, work: Path, variant: Variant, *,
         score.add(question.category, *evidence_recall(question, memories.text))
         score.shown.append(memories.shown)
         _count_summaries(score, question, memories)
-    score.slots = {name: [len(r.memories) for r in results] for name, results in probed.items()}
+    score.slots = {name: [float(len(r.memories)) for r in results] for name, results in probed.items()}
     return score
 
 
@@ -144,7 +146,7 @@ def _pct(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.0f}% ({part}/{whole})" if whole else "-"
 
 
-def _mean(values: list[int]) -> str:
+def _mean(values: list[float]) -> str:
     return f"{sum(values) / len(values):.2f}" if values else "-"
 
 

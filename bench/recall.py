@@ -31,7 +31,7 @@ class Score:
     units: int = 0
     summaries: int = 0
     shown: list[int] = field(default_factory=list)
-    slots: dict[str, list[int]] = field(default_factory=dict)
+    slots: dict[str, list[float]] = field(default_factory=dict)
     """Memory slots filled per probe query, by probe set (the relevance floor's measure)."""
     summaries_shown: int = 0
     summaries_with_evidence: int = 0

@@ -145,8 +145,9 @@ class CandidateSearch:
             hits.extend(layer_hits)
             home.update({m.entry.id: rag for m in layer_dense})
             home.update({entry_id: rag for entry_id, _ in layer_hits})
-        dense.sort(key=lambda m: m.similarity, reverse=True)
-        hits.sort(key=lambda hit: hit[1], reverse=True)
+        # a tie (the same words twice) breaks by text, then id: never by the index's layout
+        dense.sort(key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id))
+        hits.sort(key=lambda hit: (-round(hit[1], 6), hit[0]))
         fused = ranking.fuse(
             [m.entry.id for m in dense],
             [entry_id for entry_id, _ in hits],

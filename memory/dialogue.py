@@ -82,4 +82,3 @@ def query_vector(query: Query, embeddings: Embeddings, max_chars: int) -> list[f
     norms = np.maximum(np.linalg.norm(turns, axis=1, keepdims=True), 1e-12)
     recent = _unit((weights[:, None] * (turns / norms)).sum(axis=0))
     return [float(x) for x in _unit(whole + recent)]
-

@@ -197,7 +197,8 @@ class MemoryStore(BaseStore):
         check_filter(op.filter)
         if op.query:
             wanted = None if op.filter else op.offset + op.limit
-            result = self.memory.retrieve_memories(op.query, user_id=user, top_k=wanted)
+            retriever = self.engine.retriever  # a store's search ranks; it fills no prompt: no floor
+            result = retriever.retrieve_memories(op.query, user_id=user, top_k=wanted, floor=False)
             found = [
                 self._item(namespace, m.entry, m.score) for m in result.memories if m.entry.user_id == user
             ]

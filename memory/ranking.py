@@ -61,15 +61,17 @@ def adjust(
 
     ``score x cold_weight`` for a memory revived from the cold tier, plus
     ``recency_weight / (rrf_k + r)`` where ``r`` is its 1-based place among the candidates from
-    newest to oldest (of two equally good answers, the newer wins), plus
+    newest to oldest (of two equally good answers, the newer wins; a persona's static memories
+    have no age and get none), plus
     ``importance_weight x importance / (rrf_k + 1)`` (what mattered outranks small talk).
     """
-    newest = sorted(memories, key=lambda m: m.entry.created_at, reverse=True)
+    dated = [m for m in memories if m.entry.layer != Layer.STATIC]  # persona memories are timeless
+    newest = sorted(dated, key=lambda m: m.entry.created_at, reverse=True)
     recency = {m.entry.id: rank for rank, m in enumerate(newest, start=1)}
 
     def score(m: RetrievedMemory) -> float:
         value = m.score * (cold_weight if m.revived else 1.0)
-        if recency_weight:
+        if recency_weight and m.entry.id in recency:
             value += recency_weight / (rrf_k + recency[m.entry.id])
         if importance_weight:
             importance = NEUTRAL_IMPORTANCE if m.entry.importance is None else m.entry.importance

@@ -115,7 +115,12 @@ class MemoryRetriever:
         return result.active_text, result.rag_text
 
     def retrieve_memories(
-        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
+        self,
+        query: QueryInput,
+        *,
+        user_id: str | None = None,
+        top_k: int | None = None,
+        floor: bool = True,
     ) -> RetrievalResult:
         """The full retrieval: active window, scored memories and their prompt texts.
 
@@ -127,6 +132,8 @@ class MemoryRetriever:
 
         Args:
             query: a text, or the recent dialogue as a list of turns, oldest first.
+            floor: apply the relevance floor (when the config has it); a store's search, which
+                ranks rather than fills a prompt, leaves it off.
 
         Raises:
             InputTypeError, InvalidInputError: bad ``query``, ``user_id`` or ``top_k``.
@@ -141,7 +148,8 @@ class MemoryRetriever:
         try:
             vector = query_vector(parsed, self.embeddings, EMBED_MAX_CHARS)  # as memories are
             terms = self._keyword_terms(parsed)
-            bar = self.floor.bar(vector) if self.config.relevance_floor else None
+            floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
+            bar = self.floor.bar(vector) if floored else None
             tick = self.db.tick_of(scope_of(user_id))
             found = self.search.rank(vector, terms, user_id, tick, limit, bar)
         except Exception as exc:

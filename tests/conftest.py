@@ -199,3 +199,11 @@ def check_user_isolation(manager: MemoryManager) -> None:
     assert "银行卡" in rag_a
     shared_active, shared_rag = manager.retrieve("银行卡密码")
     assert "银行卡" not in shared_active + shared_rag
+
+
+def budget(config: MemoryConfig, temporary: int, summary: int, static: int) -> None:
+    """Memory slots per layer: quota mode's reservations, hybrid mode's caps and slot count alike."""
+    layers = {"temporary": temporary, "summary": summary, "static": static}
+    config.retrieval.quotas = dict(layers)
+    config.retrieval.caps = dict(layers)
+    config.retrieval.top_k = max(1, temporary + summary + static)

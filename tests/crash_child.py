@@ -23,6 +23,8 @@ def main() -> None:
     config.active.capacity = 3
     config.temporary.decay_coefficient = 0.6  # forgets after 4 untouched ticks: archive traffic
     config.retrieval.quotas = {"temporary": 1, "summary": 1, "static": 0}
+    config.retrieval.caps = {"temporary": 1, "summary": 1, "static": 0}
+    config.retrieval.top_k = 2
     if len(sys.argv) > 4:  # the record on a Postgres server
         config.store.record = "postgres"  # type: ignore[assignment]
         config.store.postgres_dsn = sys.argv[4]  # type: ignore[assignment]

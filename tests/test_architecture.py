@@ -48,6 +48,8 @@ RANKS: list[set[str]] = [
         "tokens",
         "heap",
         "runnables",
+        "dialogue",
+        "relevance",
         "server.svg",
         "server.guards",
     },

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import fill
+from conftest import budget, fill
 
 from memory import InvalidInputError, Layer, MemoryConfig
 
@@ -18,7 +18,8 @@ def _forgetful(config: MemoryConfig) -> MemoryConfig:
     config.active.capacity = 1
     config.temporary.decay_coefficient = 0.5
     config.temporary.importance = False  # every one starts at 0.5: the arithmetic below is exact
-    config.retrieval.quotas = {"temporary": 4, "summary": 0, "static": 0}  # the 4 small things
+    budget(config, 4, 0, 0)  # the 4 small things
+    config.retrieval.relevance_floor = False  # "今天做了什么小事" is small talk; the arithmetic needs 4
     return config
 
 
@@ -110,7 +111,7 @@ def test_with_a_tier_penalty_a_hot_memory_wins_a_tie_with_a_cold_one(make_manage
     config.retrieval.cold_weight = 0.9  # the default 1.0 ranks both tiers by relevance alone
     manager = make_manager(config)
     _forget_the_allergy(manager)
-    config.retrieval.quotas["temporary"] = 1
+    config.retrieval.top_k = 1
     fill(manager, [PEANUT, "最后一句"])  # the same words again, now hot
     result = manager.retrieve_memories(PEANUT)
     assert len(result.memories) == 1 and not result.memories[0].revived

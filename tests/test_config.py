@@ -23,7 +23,7 @@ def test_defaults_match_spec() -> None:
     assert config.retrieval.mode == RetrievalMode.HYBRID  # issue 5: it won on the LoCoMo dev file
     assert config.retrieval.quotas == {"temporary": 3, "summary": 2, "static": 2}
     assert config.retrieval.weights == {"static": 1.0, "summary": 0.9, "temporary": 0.8}
-    assert config.retrieval.top_k == 6
+    assert config.retrieval.top_k == 7
     assert config.embedding.provider == "use-multilingual"
     assert config.data_dir == "data/memory_store"
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import fill, sql
+from conftest import budget, fill, sql
 
 from memory import Layer, MemoryConfig, MemoryManager, StoreError
 from memory.archive import MemoryArchive
@@ -143,7 +143,7 @@ def test_corrupt_archive_line_is_skipped_with_warning_and_kept(tmp_path, caplog)
 def test_archive_keeps_working_after_a_corrupt_line(make_manager, config) -> None:
     config.temporary.decay_coefficient = 0.5
     config.active.capacity = 1
-    config.retrieval.quotas = {"temporary": 0, "summary": 0, "static": 0}
+    budget(config, 0, 0, 0)
     archive_file = Path(config.archive_dir) / "karin.jsonl"
     archive_file.parent.mkdir(parents=True)
     archive_file.write_text("not json at all\n", encoding="utf-8")
@@ -211,7 +211,7 @@ def test_a_torn_last_archive_line_is_mended_before_the_next_append(config, tail:
     config.active.capacity = 1
     config.temporary.decay_coefficient = 0.5
     config.temporary.importance = False
-    config.retrieval.quotas = {"temporary": 0, "summary": 0, "static": 0}
+    budget(config, 0, 0, 0)
     manager = MemoryManager("karin", config)
     _forget_one(manager, "我喜欢吃草莓蛋糕")
     path = Path(manager.debug_state()["store"]["archive"])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import config_env, write_persona
+from conftest import budget, config_env, write_persona
 from http_server import free_port, running
 
 from memory import Layer, MemoryConfig, MemoryManager
@@ -170,7 +170,7 @@ def test_restore_brings_a_cold_memory_back_and_the_inspector_shows_why(config: M
     config.active.capacity = 2
     config.temporary.decay_coefficient = 0.5
     config.retrieval.deep_recall = False
-    config.retrieval.quotas = {"temporary": 1, "summary": 0, "static": 0}
+    budget(config, 1, 0, 0)
     with running(MemoryService(["karin"], config)) as base, httpx.Client(base_url=base, timeout=60) as client:
         _talk(client, "u1", ["Deployed the redis cluster on port 7000", "我每天早上喝咖啡", "三", "四"])
         for _ in range(6):

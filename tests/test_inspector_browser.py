@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import RECORD
+from conftest import RECORD, budget
 from http_server import running
 
 from memory import MemoryConfig
@@ -49,7 +49,7 @@ def _config(config: MemoryConfig) -> MemoryConfig:
     config.active.capacity = 2
     config.temporary.decay_coefficient = 0.5
     config.retrieval.deep_recall = False
-    config.retrieval.quotas = {"temporary": 1, "summary": 0, "static": 0}
+    budget(config, 1, 0, 0)
     return config
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import fill, sql
+from conftest import budget, fill, sql
 
 from memory import Layer, MemoryConfig, MemoryManager
 from memory.errors import StaticMemoryError
@@ -39,7 +39,7 @@ def test_overflowed_entry_is_searchable(make_manager) -> None:
 def _decaying_config(config: MemoryConfig) -> MemoryConfig:
     config.temporary.importance = False  # a flat 0.5 start: the arithmetic below is exact
     config.temporary.decay_coefficient = 0.5  # 0.5 -> 0.25 -> 0.125 -> 0.0625: forgotten at tick 3
-    config.retrieval.quotas = {"temporary": 1, "summary": 0, "static": 0}
+    budget(config, 1, 0, 0)
     config.active.capacity = 1
     return config
 

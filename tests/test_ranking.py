@@ -31,7 +31,7 @@ candidates = st.lists(
 @given(candidates, st.sampled_from(list(RetrievalMode)), st.integers(0, 5))
 def test_near_misses_are_the_best_left_out_never_a_returned_one(scores, mode, count) -> None:
     found = _found(scores)
-    chosen = select(mode, found, quotas=QUOTAS, weights=WEIGHTS, top_k=6, limit=None)
+    chosen = select(mode, found, quotas=QUOTAS, caps=QUOTAS, weights=WEIGHTS, top_k=6, limit=None)
     misses = near_misses(mode, found, chosen, weights=WEIGHTS, count=count)
     chosen_ids = {m.entry.id for m in chosen}
     assert not chosen_ids & {m.entry.id for m in misses}

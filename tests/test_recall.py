@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from conftest import fill
+from conftest import budget, fill
 
 from memory import Layer
 
@@ -60,7 +60,7 @@ def test_emb_03_unrelated_texts_are_far(embeddings) -> None:
 
 def test_recall_01_redis_fact_comes_first_among_20_unrelated(make_manager, config) -> None:
     config.active.capacity = 1
-    config.retrieval.quotas = {"temporary": 3, "summary": 0, "static": 0}
+    budget(config, 3, 0, 0)
     manager = make_manager(config)
     fill(manager, [*UNRELATED[:10], REDIS, *UNRELATED[10:], "最后一句"])
     result = manager.retrieve_memories("redis 集群的配置在哪里")
@@ -76,24 +76,25 @@ def test_recall_02_top_k_limits_the_count(make_manager, config) -> None:
 
 
 def test_recall_03_empty_memory_returns_empty_strings(make_manager, config) -> None:
-    config.retrieval.quotas = {"temporary": 3, "summary": 2, "static": 0}
+    budget(config, 3, 2, 0)
     manager = make_manager(config)
     assert manager.retrieve("用户喜欢什么") == ("", "")
 
 
 def test_recall_04_unrelated_query_scores_low(make_manager, config) -> None:
     config.active.capacity = 1
-    config.retrieval.quotas = {"temporary": 3, "summary": 0, "static": 0}
+    budget(config, 3, 0, 0)
     manager = make_manager(config)
     fill(manager, [REDIS, "Redis cluster expanded to 5 nodes", "redis-cli --cluster create", "x"])
     result = manager.retrieve_memories("天气怎么样")
-    assert result.memories and all(m.similarity < 0.3 for m in result.memories)
+    assert result.memories == []  # the relevance floor leaves the slots empty
+    assert result.near_misses and all(m.similarity < 0.3 and m.below_floor for m in result.near_misses)
 
 
 def test_recall_04_min_similarity_drops_unrelated_memories(make_manager, config) -> None:
     config.active.capacity = 1
     config.retrieval.min_similarity = 0.3
-    config.retrieval.quotas = {"temporary": 3, "summary": 0, "static": 0}
+    budget(config, 3, 0, 0)
     manager = make_manager(config)
     fill(manager, [REDIS, "Redis cluster expanded to 5 nodes", "x"])
     assert manager.retrieve_memories("天气怎么样").memories == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import fill
+from conftest import budget, fill
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from memory import InputTypeError, InvalidInputError, Layer, MemoryConfig
@@ -12,7 +12,7 @@ from memory import InputTypeError, InvalidInputError, Layer, MemoryConfig
 def _forgetful(config: MemoryConfig) -> MemoryConfig:
     config.active.capacity = 1
     config.temporary.decay_coefficient = 0.5
-    config.retrieval.quotas = {"temporary": 1, "summary": 0, "static": 0}
+    budget(config, 1, 0, 0)
     return config
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 from chroma_server import ChromaServer
-from conftest import check_user_isolation, fill, write_persona
+from conftest import budget, check_user_isolation, fill, write_persona
 from langchain_core.embeddings import Embeddings
 
 from memory import Layer, MemoryConfig, MemoryManager, StoreMode
@@ -148,7 +148,7 @@ def test_forgotten_entries_stay_searchable_on_the_server_and_come_back(
 ) -> None:
     config = server_setup[1]
     config.temporary.decay_coefficient = 0.5  # forgotten at the third untouched tick
-    config.retrieval.quotas = {"temporary": 1, "summary": 0, "static": 0}
+    budget(config, 1, 0, 0)
     config.active.capacity = 1
     manager = open_manager(config)
     fill(manager, [REDIS, "我喜欢吃草莓蛋糕", "现在"])
@@ -170,7 +170,8 @@ async def test_quota_mode_takes_each_layers_quota(
     open_manager: ManagerFactory, server_setup: tuple[str, MemoryConfig]
 ) -> None:
     config = server_setup[1]
-    config.retrieval.quotas = {"temporary": 2, "summary": 1, "static": 1}
+    budget(config, 2, 1, 1)
+    config.retrieval.mode = "quota"
     manager = open_manager(config)
     fill(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
     await manager.run_summary_now()
