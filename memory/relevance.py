@@ -4,12 +4,13 @@ Cosine similarities mean different things for different queries and models: an u
 scores about 0.1 with USE and 0.5 with MiniLM, and a chit-chat query ("今天天气怎么样") lies close
 to every chatty memory. So the bar is the query's own: its best similarity to a fixed set of
 generic small-talk sentences, Chinese and English (``samples/background.json``), embedded once by
-the same model. A memory below that bar says nothing a generic sentence would not; leaving its
+the same model: a memory must rise half the way from the query's mean similarity to those
+sentences to its best one. Below that it says little a generic sentence would not; leaving its
 slot empty keeps noise and tokens out of the prompt. A question that names something specific
 ("what am I allergic to?") lies far from small talk, so its bar is low.
 
 A memory the keyword ranking also found (it shares a word the user's memories rarely hold) needs
-only half that height above the query's mean similarity to small talk: two kinds of evidence.
+only a quarter of the way: two kinds of evidence.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 BACKGROUND_FILE = "background.json"
+DENSE_SHARE = 0.5
+"""A memory must rise this share of the way from the query's mean similarity to small talk to its best."""
+KEYWORD_SHARE = 0.25
+"""The same share for a memory the keyword ranking also found."""
 
 
 def background_sentences() -> list[str]:
@@ -75,5 +80,6 @@ class RelevanceFloor:
             return Bar(self.margin, self.margin)
         query = np.asarray(vector, dtype=np.float32)
         similarities = matrix @ (query / (np.linalg.norm(query) or 1.0))
-        high, mean = float(np.max(similarities)), float(np.mean(similarities))
-        return Bar(high + self.margin, (high + mean) / 2 + self.margin)
+        top, mean = float(np.max(similarities)), float(np.mean(similarities))
+        dense, keyword = (mean + share * (top - mean) + self.margin for share in (DENSE_SHARE, KEYWORD_SHARE))
+        return Bar(dense, keyword)
