@@ -56,6 +56,7 @@ bench: setup
 bench-quality: setup
 	$(BIN)/python -m bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json
 	$(BIN)/python -m bench quality --protocol chat --dataset ../shared/bench/locomo-dev.json --out data/bench-quality-chat.json
+	$(BIN)/python -m bench madial --data ../shared/bench/madial-zh-dev --out data/bench-madial.json
 
 chroma: setup
 	$(BIN)/chroma run --path data/chroma-server --host 127.0.0.1 --port 8000
