@@ -23,6 +23,7 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -133,9 +134,7 @@ def engine_rankings(
     return rankings, filled
 
 
-def _day(text: str) -> Any:
-    from datetime import UTC, datetime
-
+def _day(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
 
 

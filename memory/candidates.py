@@ -100,6 +100,17 @@ class CandidateSearch:
     def _deep(self, layer: Layer) -> bool:
         return self.config.deep_recall and layer in DEEP_LAYERS
 
+    def _adjusted(self, memories: list[RetrievedMemory], *, bonuses: bool) -> list[RetrievedMemory]:
+        """Revived where cold, above ``min_similarity``, rescored (:func:`memory.ranking.adjust`)."""
+        config = self.config
+        return ranking.adjust(
+            [_revived(m) for m in memories if m.similarity >= config.min_similarity],
+            cold_weight=config.cold_weight,
+            recency_weight=config.recency_weight if bonuses else 0.0,
+            importance_weight=config.importance_weight if bonuses else 0.0,
+            rrf_k=config.rrf_k,
+        )
+
     def _per_layer(
         self, vector: Vector, user_id: str | None, tick: int, limit: int | None, bar: Bar | None
     ) -> dict[Layer, list[RetrievedMemory]]:
@@ -110,15 +121,7 @@ class CandidateSearch:
             wide = depth * config.candidate_multiplier
             dense = self._dense(rag, vector, wide, user_id, tick) if depth > 0 else []
             memories = [replace(m, dense_rank=rank) for rank, m in enumerate(dense, start=1)]
-            found[layer] = [
-                _floored(m, bar)
-                for m in ranking.adjust(
-                    [_revived(m) for m in memories if m.similarity >= config.min_similarity],
-                    cold_weight=config.cold_weight,
-                    recency_weight=0.0,
-                    rrf_k=config.rrf_k,
-                )
-            ]
+            found[layer] = [_floored(m, bar) for m in self._adjusted(memories, bonuses=False)]
         return found
 
     def _across_layers(
@@ -167,14 +170,7 @@ class CandidateSearch:
             for f in fused
             if f.id in by_id
         ]
-        adjusted = ranking.adjust(
-            [_revived(m) for m in memories if m.similarity >= config.min_similarity],
-            cold_weight=config.cold_weight,
-            recency_weight=config.recency_weight,
-            importance_weight=config.importance_weight,
-            rrf_k=config.rrf_k,
-        )
         found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
-        for memory in adjusted:
+        for memory in self._adjusted(memories, bonuses=True):
             found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))
         return found

@@ -43,10 +43,6 @@ MAX_KEY_CHARS = 256
 class StoreMemory(Protocol):
     """What the store needs of a manager."""
 
-    def retrieve_memories(
-        self, query: str, *, user_id: str | None = None, top_k: int | None = None
-    ) -> Any: ...
-
     def forget(self, memory_id: str, *, user_id: str | None = None) -> bool: ...
 
 

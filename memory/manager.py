@@ -229,7 +229,9 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query: the active window and the recalled memories.
 
-        A retrieval is one tick of the user's decay clock. Store failures give empty RAG text.
+        ``query`` is a text, or the recent dialogue as a list of turns, oldest first (the user's
+        newest turn last: it counts most). A retrieval is one tick of the user's decay clock.
+        Store failures give empty RAG text.
         """
         return self._check_open().retriever.retrieve(query, user_id=user_id)
 

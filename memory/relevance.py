@@ -2,7 +2,7 @@
 
 Cosine similarities mean different things for different queries and models: an unrelated pair
 scores about 0.1 with USE and 0.5 with MiniLM, and a chit-chat query ("今天天气怎么样") lies close
-to every chatty memory. So the bar is the query's own: its best similarity to a fixed set of
+to every chatty memory. So the bar is the query's own, set by its similarities to a fixed set of
 generic small-talk sentences, Chinese and English (``samples/background.json``), embedded once by
 the same model: a memory must rise half the way from the query's mean similarity to those
 sentences to its best one. Below that it says little a generic sentence would not; leaving its
@@ -66,6 +66,8 @@ class RelevanceFloor:
         self._lock = threading.Lock()
 
     def _background(self) -> np.ndarray:
+        if self._matrix is not None:
+            return self._matrix
         with self._lock:
             if self._matrix is None:
                 sentences = self._sentences if self._sentences is not None else background_sentences()

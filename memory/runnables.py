@@ -70,7 +70,7 @@ def dialogue_turns(messages: list[BaseMessage]) -> str | list[str]:
         raise InvalidInputError("query", "the messages hold no human message")
     texts = [message_text(m) for m in messages[: last + 1] if isinstance(m, HumanMessage | AIMessage)]
     turns = [t for t in texts if isinstance(t, str) and t.strip()]
-    return turns[0] if len(turns) == 1 else turns or message_text(messages[last])
+    return turns if len(turns) > 1 else message_text(messages[last])
 
 
 def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, Any]:
