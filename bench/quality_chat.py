@@ -1,4 +1,8 @@
-"""``python -m bench quality --protocol chat``: LoCoMo replayed through the reply path.
+"""``python -m bench quality``: LoCoMo at the engine's default budget, imported or chatted.
+
+``--protocol replay`` (the default) imports each session with its own times, then asks the
+questions one after another (each a decay tick). ``--protocol chat`` replays the conversation
+through the reply path:
 
 Per conversation one fresh store; for every interaction unit (two consecutive turns, as in the
 replay protocol) the engine first retrieves for the first turn's text (one decay tick), then
@@ -47,6 +51,7 @@ VARIANTS: dict[str, Variant] = {
         (("recency_weight", 0.0), ("importance_weight", 0.0)),
     ),
     "no-caps": ("engine, no layer caps ({provider})", True, (("caps", {"summary": 7, "static": 7}),)),
+    "rrf": ("engine, reciprocal-rank fusion ({provider})", True, (("fusion", "rrf"),)),
     "quota": ("engine, seed quota mode 3+2+2 ({provider})", True, (("mode", "quota"),)),
 }
 """The engine rows ``--variants`` can ask for, by name."""
@@ -57,8 +62,11 @@ def summary_holds_evidence(question: Question, summary: str) -> bool:
     return any(s in summary for text in question.evidence for s in sentences_of(text) if len(s) >= 20)
 
 
-def run_chat(conv: Conversation, provider: str, work: Path, variant: Variant, *, ticking: bool) -> Score:
-    """Chat one conversation into a fresh engine, then score its answers to the questions."""
+def run_chat(
+    conv: Conversation, provider: str, work: Path, variant: Variant, *, ticking: bool, replay: bool = False
+) -> Score:
+    """Chat one conversation into a fresh engine (``replay``: import it, session by session), then
+    score its answers to the questions."""
     _, forgetting, overrides = variant
     folder = persona_folder(work)
     settings = Settings(
@@ -69,7 +77,9 @@ def run_chat(conv: Conversation, provider: str, work: Path, variant: Variant, *,
     probes = {"adversarial": list(conv.adversarial), "chit-chat": list(CHITCHAT)}
     try:
         for date, units in conv.sessions:
-            for unit in units:
+            if replay:
+                engine.import_turns((u.user_input, u.response, u.timestamp) for u in units)
+            for unit in [] if replay else units:
                 clock.moment = unit.timestamp
                 engine.chat_turn(unit.user_input, unit.response, user_id=None, timestamp=unit.timestamp)
             clock.moment = max(date, units[-1].timestamp)
@@ -104,8 +114,11 @@ def evaluate(
     log: Callable[[str], None],
     ticking: bool,
     variants: list[Variant],
+    *,
+    replay: bool = False,
 ) -> tuple[Results, Table]:
-    """The window + flat baselines and the engine variants at the default budget."""
+    """The window + flat baselines and the engine variants at the default budget (``replay``: the
+    conversation imported, the questions ticking in turn, instead of chatted)."""
     bm25 = [flat_rankings(c, None) for c in convs]
     results: Results = {}
     results[f"window {ACTIVE_CAPACITY} + flat BM25 top {MEMORY_SLOTS}"] = _window(convs, bm25)
@@ -119,10 +132,15 @@ def evaluate(
             label = variant[0].format(provider=name)
             started = time.perf_counter()
             results[label] = {
-                BUDGET: merge([run_chat(c, name, work, variant, ticking=ticking) for c in convs])
+                BUDGET: merge(
+                    [
+                        run_chat(c, name, work, variant, ticking=ticking or replay, replay=replay)
+                        for c in convs
+                    ]
+                )
             }
             log(f"{label}: {time.perf_counter() - started:.1f}s")
-    return results, render(results, ticking)
+    return results, render(results, ticking or replay, replay)
 
 
 def _window(convs: list[Conversation], rankings: list[list[Ranking]]) -> dict[int, Score]:
@@ -150,10 +168,11 @@ def _mean(values: list[float]) -> str:
     return f"{sum(values) / len(values):.2f}" if values else "-"
 
 
-def render(results: Results, ticking: bool) -> Table:
-    """The chat-protocol table."""
+def render(results: Results, ticking: bool, replay: bool = False) -> Table:
+    """The results table of either protocol."""
+    protocol = "replay (import, then ask)" if replay else "chat"
     table = Table(
-        title=f"LoCoMo evidence recall (%), chat protocol, budget {BUDGET}, categories 1-4",
+        title=f"LoCoMo evidence recall (%), {protocol} protocol, budget {BUDGET}, categories 1-4",
         caption_justify="left",
     )
     table.add_column("retriever")
@@ -184,9 +203,13 @@ def render(results: Results, ticking: bool) -> Table:
             f"row; 'window + flat' is the usual chatbot memory: the last {ACTIVE_CAPACITY} units plus "
             f"a flat ranking's best {MEMORY_SLOTS} of the rest (nothing forgotten, no floor: it always "
             "fills its slots).",
-            "Chat: retrieve(first turn) then record, per unit, clock at the session's time; summary "
-            "and clean-up jobs at each session boundary. Forgetting off = temporary and summary "
-            "decay coefficients 1.0.",
+            (
+                "Replay: each session bulk-imported with its own times"
+                if replay
+                else "Chat: retrieve(first turn) then record, per unit, clock at the session's time"
+            )
+            + "; summary and clean-up jobs at each session boundary. Forgetting off = temporary and "
+            "summary decay coefficients 1.0.",
             (
                 "Questions tick: asked one after another on the live store (each a decay tick)."
                 if ticking

@@ -2,10 +2,11 @@
 
 Hybrid mode (the default) ranks across layers: each layer's dense hits (Chroma) join one ranking
 by cosine similarity (one embedder, so comparable), its keyword hits (FTS5 bm25) one keyword
-ranking, and the two are fused by reciprocal rank. A summary and a chat memory then compete for a
-slot on the same score. The keyword ranking weighs less as the query's words grow many (a whole
-dialogue carries many words that do not matter). Quota and weighted modes rank each layer on its
-own by similarity, as the seed design has it.
+ranking, and the two are fused: by relative scores (the default: similarity placed between the
+candidates' lowest and highest, plus bm25 over its best) or by reciprocal rank. A summary and a
+chat memory then compete for a slot on the same score. The keyword ranking weighs less as the
+query's words grow many (a whole dialogue carries many words that do not matter). Quota and
+weighted modes rank each layer on its own by similarity, as the seed design has it.
 
 Deep recall: a layer's forgotten (cold) entries keep their vectors and keyword rows, so the same
 rankings cover both tiers, and SQLite says which tier each hit is in. Newer memories get a small
@@ -151,24 +152,34 @@ class CandidateSearch:
         # a tie (the same words twice) breaks by text, then id: never by the index's layout
         dense.sort(key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id))
         hits.sort(key=lambda hit: (-round(hit[1], 6), hit[0]))
-        fused = ranking.fuse(
-            [m.entry.id for m in dense],
-            [entry_id for entry_id, _ in hits],
-            rrf_k=config.rrf_k,
-            keyword_weight=config.keyword_weight * keyword_trust(len(terms), config.keyword_terms),
-            top_k=len(home),
-        )
         by_id = {m.entry.id: m for m in dense}
         missing: dict[int, tuple[RagLayer, list[str]]] = {}
-        for f in fused:
-            if f.id not in by_id:
-                missing.setdefault(id(home[f.id]), (home[f.id], []))[1].append(f.id)
+        for entry_id, _ in hits:
+            if entry_id not in by_id:
+                missing.setdefault(id(home[entry_id]), (home[entry_id], []))[1].append(entry_id)
         for rag, ids in missing.values():
             by_id.update({m.entry.id: m for m in rag.memories_for(ids, vector, user_id, tick)})
+        hits = [hit for hit in hits if hit[0] in by_id]  # what SQLite holds live
+        weight = config.keyword_weight * keyword_trust(len(terms), config.keyword_terms)
+        if config.fusion == "rrf":
+            fused = ranking.fuse(
+                [m.entry.id for m in dense],
+                [entry_id for entry_id, _ in hits],
+                rrf_k=config.rrf_k,
+                keyword_weight=weight,
+                top_k=len(by_id),
+            )
+        else:
+            fused = ranking.fuse_scores(
+                [(m.entry.id, m.similarity) for m in dense],
+                hits,
+                {entry_id: m.similarity for entry_id, m in by_id.items()},
+                keyword_weight=weight,
+                scale=1.0 / (config.rrf_k + 1),
+            )
         memories = [
             replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
             for f in fused
-            if f.id in by_id
         ]
         found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
         for memory in self._adjusted(memories, bonuses=True):

@@ -1,4 +1,4 @@
-"""Pure ranking rules of a retrieval: reciprocal-rank fusion, and hybrid / quota / weighted selection.
+"""Pure ranking rules of a retrieval: score and reciprocal-rank fusion, hybrid / quota / weighted selection.
 
 Values in, values out: no store, no clock. The retriever gathers each layer's dense and keyword
 rankings, then asks this module which memories to return and with what score.
@@ -43,6 +43,48 @@ def fuse(
             scores[entry_id] = scores.get(entry_id, 0.0) + weight / (rrf_k + rank)
     best = sorted(scores, key=lambda i: scores[i], reverse=True)[:top_k]
     return [Fused(i, scores[i], dense_rank.get(i), keyword_rank.get(i)) for i in best]
+
+
+def fuse_scores(
+    dense: Sequence[tuple[str, float]],
+    keyword: Sequence[tuple[str, float]],
+    similarity: Mapping[str, float],
+    *,
+    keyword_weight: float,
+    scale: float,
+) -> list[Fused]:
+    """Relative-score fusion, best first: ``scale x (d + keyword_weight x k)``.
+
+    ``d`` is a candidate's cosine similarity placed between the dense ranking's lowest (0) and
+    highest (1), ``k`` its bm25 score over the keyword ranking's best (0 when keywords missed
+    it). Unlike reciprocal ranks, a clear winner keeps its lead, and a memory found by keywords
+    alone still counts its similarity.
+
+    Args:
+        dense: ``(id, similarity)``, best first.
+        keyword: ``(id, bm25 score)``, best first.
+        similarity: every candidate's similarity (keyword-only ones too).
+        scale: puts the scores on the scale of the bonuses :func:`adjust` adds
+            (``1 / (rrf_k + 1)``: a memory first in both rankings scores as under RRF).
+    """
+    # float32 cosines differ in the 7th digit between an exact and an HNSW search of the same vectors
+    similarity = {entry_id: round(value, 6) for entry_id, value in similarity.items()}
+    values = [round(value, 6) for _, value in dense]
+    low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    best = max((value for _, value in keyword), default=0.0)
+    bm25 = dict(keyword)
+    dense_rank = {entry_id: rank for rank, (entry_id, _) in enumerate(dense, start=1)}
+    keyword_rank = {entry_id: rank for rank, (entry_id, _) in enumerate(keyword, start=1)}
+
+    def score(entry_id: str) -> float:
+        d = (similarity.get(entry_id, low) - low) / (high - low) if high > low else 0.0
+        k = bm25.get(entry_id, 0.0) / best if best > 0 else 0.0
+        return scale * (min(1.0, max(0.0, d)) + keyword_weight * k)
+
+    ids = list(dict.fromkeys([*dense_rank, *keyword_rank]))
+    scores = {entry_id: score(entry_id) for entry_id in ids}
+    ranked = sorted(ids, key=lambda i: scores[i], reverse=True)  # stable: dense order breaks ties
+    return [Fused(i, scores[i], dense_rank.get(i), keyword_rank.get(i)) for i in ranked]
 
 
 NEUTRAL_IMPORTANCE = 0.5

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory import Layer, MemoryEntry, RetrievalMode, RetrievedMemory
-from memory.ranking import near_misses, select
+from memory.ranking import fuse_scores, near_misses, select
 
 QUOTAS = {"temporary": 3, "summary": 2, "static": 2}
 WEIGHTS = {"temporary": 0.8, "summary": 0.9, "static": 1.0}
@@ -23,9 +23,7 @@ def _found(scores: list[tuple[int, float, float]]) -> dict[Layer, list[Retrieved
     return found
 
 
-candidates = st.lists(
-    st.tuples(st.integers(0, 2), st.floats(0, 1), st.floats(-1, 1)), max_size=25
-)
+candidates = st.lists(st.tuples(st.integers(0, 2), st.floats(0, 1), st.floats(-1, 1)), max_size=25)
 
 
 @given(candidates, st.sampled_from(list(RetrievalMode)), st.integers(0, 5))
@@ -44,3 +42,29 @@ def test_near_misses_are_the_best_left_out_never_a_returned_one(scores, mode, co
         assert all(m.score <= min(c.score for c in chosen) for m in misses)
     else:
         assert [m.score for m in misses] == sorted((m.score for m in left), reverse=True)[:count]
+
+
+hits = st.dictionaries(st.sampled_from([f"m{i}" for i in range(12)]), st.floats(0, 20), max_size=12)
+
+
+@given(
+    st.dictionaries(st.sampled_from([f"m{i}" for i in range(12)]), st.floats(-1, 1), min_size=1, max_size=12),
+    hits,
+    st.floats(0, 2),
+)
+def test_score_fusion_keeps_every_candidate_once_best_first_within_its_scale(
+    similarity, bm25, weight
+) -> None:
+    dense = sorted(similarity.items(), key=lambda item: item[1], reverse=True)
+    keyword = sorted(
+        ((i, s) for i, s in bm25.items() if i in similarity), key=lambda item: item[1], reverse=True
+    )
+    fused = fuse_scores(dense, keyword, similarity, keyword_weight=weight, scale=1 / 61)
+    assert sorted(f.id for f in fused) == sorted(similarity)
+    assert [f.score for f in fused] == sorted((f.score for f in fused), reverse=True)
+    assert all(0 <= f.score <= (1 + weight) / 61 + 1e-12 for f in fused)
+    top = dense[0][0]
+    if not keyword or keyword[0][0] == top:  # first in every ranking it is in: first overall
+        assert fused[0].score == max(f.score for f in fused) and any(
+            f.id == top and f.score == fused[0].score for f in fused
+        )
