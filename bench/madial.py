@@ -192,12 +192,14 @@ def main(argv: list[str]) -> int:
     results: dict[str, dict[str, float]] = {}
     floor: dict[str, dict[str, float]] = {}
     try:
-        for as_dialogue, label in (
-            (True, "engine default, dialogue query"),
-            (False, "engine default, one string"),
-        ):
+        rows = (
+            (True, "engine default, dialogue query", ()),
+            (False, "engine default, one string", ()),
+            (True, "engine, relevance floor on, dialogue query", (("relevance_floor", True),)),
+        )
+        for as_dialogue, label, extra in rows:
             rankings, floor[label] = engine_rankings(
-                memories, dialogues, work, as_dialogue=as_dialogue, overrides=overrides
+                memories, dialogues, work, as_dialogue=as_dialogue, overrides=(*overrides, *extra)
             )
             results[label] = scores(rankings, dialogues)
         for label, rankings in {**flat_rankings(memories, dialogues), **anchor_rankings(args.data)}.items():

@@ -44,7 +44,7 @@ Variant = tuple[str, bool, tuple[tuple[str, object], ...]]
 VARIANTS: dict[str, Variant] = {
     "default": ("engine default ({provider}), forgetting on", True, ()),
     "off": ("engine default ({provider}), forgetting off", False, ()),
-    "no-floor": ("engine, no relevance floor ({provider})", True, (("relevance_floor", False),)),
+    "floor": ("engine, relevance floor on ({provider})", True, (("relevance_floor", True),)),
     "no-bonus": (
         "engine, no recency / importance bonus ({provider})",
         True,

@@ -140,10 +140,18 @@ def score(point: ProbePoint, shown: list[list[str]]) -> list[dict[str, Any]]:
     ]
 
 
-def run_engine(turns: list[Turn], points: list[ProbePoint], *, forgetting: bool, log: Any) -> dict[str, Any]:
+def run_engine(
+    turns: list[Turn],
+    points: list[ProbePoint],
+    *,
+    forgetting: bool,
+    log: Any,
+    overrides: tuple[tuple[str, object], ...] = (),
+) -> dict[str, Any]:
     """Chat the script into a fresh engine; probe it at every point."""
     clock = Clock(START)
-    engine = Engine(Settings(PERSONA, repo_root() / "personas", forgetting=forgetting), clock)
+    settings = Settings(PERSONA, repo_root() / "personas", forgetting=forgetting, retrieval=overrides)
+    engine = Engine(settings, clock)
     at = {p.turn: p for p in points}
     result: dict[str, Any] = {"probes": {}, "counts": {}}
     try:
@@ -191,6 +199,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--checkpoints", default="50,200,1000", help="turns after which facts are probed")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", type=Path, default=Path("data/bench-retention.json"))
+    parser.add_argument("--set", action="append", default=[], help="one more engine row: retrieval x=JSON")
     args = parser.parse_args(argv)
     checkpoints = sorted(int(c) for c in args.checkpoints.split(","))
     console = Console(width=max(Console().width, 160))
@@ -210,6 +219,10 @@ def main(argv: list[str]) -> int:
         "engine, forgetting off": run_engine(turns, points, forgetting=False, log=log),
         "flat RRF(use+BM25 jieba)": run_flat(turns, points),
     }
+    if args.set:
+        overrides = tuple((f, json.loads(v)) for f, v in (item.split("=", 1) for item in args.set))
+        row = run_engine(turns, points, forgetting=True, log=log, overrides=overrides)
+        results[f"engine, {', '.join(args.set)}"] = row
     seconds = time.perf_counter() - started
     console.print(render_facts(results, [p for p in points if p.kind == "facts"]))
     console.print(render_updates(results, [p for p in points if p.kind == "updates"]))
