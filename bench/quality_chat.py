@@ -51,7 +51,7 @@ VARIANTS: dict[str, Variant] = {
         (("recency_weight", 0.0), ("importance_weight", 0.0)),
     ),
     "no-caps": ("engine, no layer caps ({provider})", True, (("caps", {"summary": 7, "static": 7}),)),
-    "rrf": ("engine, reciprocal-rank fusion ({provider})", True, (("fusion", "rrf"),)),
+    "score": ("engine, score fusion ({provider})", True, (("fusion", "score"),)),
     "quota": ("engine, seed quota mode 3+2+2 ({provider})", True, (("mode", "quota"),)),
 }
 """The engine rows ``--variants`` can ask for, by name."""

@@ -2,9 +2,9 @@
 
 Hybrid mode (the default) ranks across layers: each layer's dense hits (Chroma) join one ranking
 by cosine similarity (one embedder, so comparable), its keyword hits (FTS5 bm25) one keyword
-ranking, and the two are fused: by relative scores (the default: similarity placed between the
-candidates' lowest and highest, plus bm25 over its best) or by reciprocal rank. A summary and a
-chat memory then compete for a slot on the same score. The keyword ranking weighs less as the
+ranking, and the two are fused: by reciprocal rank (the default) or by relative scores
+(similarity placed between the candidates' lowest and highest, plus bm25 over its best). A
+summary and a chat memory then compete for a slot on the same score. The keyword ranking weighs less as the
 query's words grow many (a whole dialogue carries many words that do not matter). Quota and
 weighted modes rank each layer on its own by similarity, as the seed design has it.
 
@@ -161,7 +161,7 @@ class CandidateSearch:
             by_id.update({m.entry.id: m for m in rag.memories_for(ids, vector, user_id, tick)})
         hits = [hit for hit in hits if hit[0] in by_id]  # what SQLite holds live
         weight = config.keyword_weight * keyword_trust(len(terms), config.keyword_terms)
-        if config.fusion == "rrf":
+        if config.fusion != "score":
             fused = ranking.fuse(
                 [m.entry.id for m in dense],
                 [entry_id for entry_id, _ in hits],

@@ -148,7 +148,7 @@ class RetrievalConfig(Section):
     dialogue_turns: Int = Field(8, ge=1, description="turns of a dialogue query read (the newest)")
     keyword_terms: Int = Field(16, ge=1, description="query words the keyword ranking is fully trusted for")
     min_similarity: Float = Field(-1.0, ge=-1, le=1, description="drop candidates below this cosine")
-    fusion: str = Field("score", pattern="^(score|rrf)$", description="hybrid: score or rrf (ranks)")
+    fusion: str = Field("rrf", pattern="^(rrf|score)$", description="hybrid: rrf (ranks) or score")
     rrf_k: Int = Field(60, ge=1, description="reciprocal-rank-fusion constant")
     keyword_weight: Float = Field(1.0, ge=0, description="weight of the keyword ranking")
     keyword_max_df: Float = Field(0.25, gt=0, le=1, description="ignore query words in more memories")

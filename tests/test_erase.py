@@ -27,6 +27,7 @@ async def test_forget_user_leaves_no_byte_of_their_text_and_keeps_everyone_else(
 ) -> None:
     config.active.capacity = 2
     config.temporary.decay_coefficient = 0.5  # alice's old memories go cold: archive file lines
+    config.retrieval.top_k = 3  # the retrievals below boost 3 of alice's 6 memories; the rest go cold
     manager = make_manager(config)
     fill(manager, [f"我的秘密暗号是{MARKER}{i}号，千万别告诉别人" for i in range(8)], user_id="alice")
     manager.remember(f"alice的暗号是{MARKER}", user_id="alice", key="secret_word")
