@@ -123,7 +123,9 @@ class PostgresDatabase(Database):
             try:
                 conn = psycopg.connect(self._dsn, autocommit=True, connect_timeout=self._timeout)
                 schema = pgsql.Identifier(self.schema)
-                conn.execute(pgsql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
+                with conn.transaction():  # concurrent first opens would race on pg_namespace
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
+                    conn.execute(pgsql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
                 conn.execute(pgsql.SQL("SET search_path TO {}").format(schema))
             except psycopg.Error as exc:
                 raise StoreError(f"cannot reach the memory record at {self.location}: {exc}") from exc

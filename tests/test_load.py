@@ -29,8 +29,10 @@ WORKERS, USERS, SECONDS = 4, 200, 8.0
 class Worker:
     """One worker process and the ids it acknowledged (read as it prints them)."""
 
-    def __init__(self, command: list[str]) -> None:
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    def __init__(self, command: list[str], log: Path) -> None:
+        self.log = log
+        with log.open("w") as stderr:
+            self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True)
         self.acked: list[str] = []
         self.ready = threading.Event()
         self.done = False
@@ -50,6 +52,11 @@ class Worker:
             else:
                 self.acked.append(word)
 
+    def wait_ready(self, timeout: float) -> None:
+        """Fail with the worker's own error output when it does not start."""
+        if not self.ready.wait(timeout=timeout):
+            raise AssertionError(f"a worker did not start:\n{self.log.read_text()[-3000:]}")
+
 
 def test_four_workers_one_killed_lose_nothing_and_summarise_nothing_twice(
     tmp_path: Path, postgres_dsn: str
@@ -59,12 +66,15 @@ def test_four_workers_one_killed_lose_nothing_and_summarise_nothing_twice(
     archive = tmp_path / "archive"
     try:
         workers = [
-            Worker([sys.executable, str(WORKER), str(personas), str(tmp_path / f"worker{n}"), str(archive),
-                    str(server.port), postgres_dsn, str(n), str(USERS), str(SECONDS)])
+            Worker(
+                [sys.executable, str(WORKER), str(personas), str(tmp_path / f"worker{n}"), str(archive),
+                 str(server.port), postgres_dsn, str(n), str(USERS), str(SECONDS)],
+                tmp_path / f"worker{n}.log",
+            )
             for n in range(WORKERS)
         ]
         for worker in workers:
-            assert worker.ready.wait(timeout=120), "a worker did not start"
+            worker.wait_ready(timeout=120)
         time.sleep(random.Random(7).uniform(2.0, 4.0))
         os.kill(workers[0].process.pid, signal.SIGKILL)
         for worker in workers:

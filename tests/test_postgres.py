@@ -102,3 +102,28 @@ async def test_two_workers_never_run_the_summary_job_at_once(make_manager, pg_co
     assert await second.run_summary_now() == 0  # nothing left in the buffer
     rows = sql(first, "SELECT content FROM entries WHERE layer = 'summary'")
     assert [r[0] for r in rows] == ["用户在准备钢琴考级，很紧张。"]
+
+
+def test_workers_opening_a_new_database_at_once_all_start(postgres_dsn) -> None:
+    """Workers of a fresh deployment start together: none fails on creating its persona's schema."""
+    import threading
+
+    from memory.postgres import PostgresDatabase
+
+    failures: list[Exception] = []
+
+    def open_one(schema: str, barrier: threading.Barrier) -> None:
+        barrier.wait()
+        try:
+            PostgresDatabase(postgres_dsn, schema).close()
+        except Exception as exc:  # any failure at all is the test's finding
+            failures.append(exc)
+
+    for round_ in range(8):  # the race is narrow: one round alone rarely shows it
+        barrier = threading.Barrier(4)
+        threads = [threading.Thread(target=open_one, args=(f"persona_p{round_}", barrier)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []

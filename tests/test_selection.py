@@ -27,6 +27,13 @@ CATS = [
 ]
 
 
+def told(manager: MemoryManager, texts: list[str]) -> None:
+    """Record the texts and index them all, however slow the machine (a retrieval itself waits
+    for the index only ``catch_up_seconds``)."""
+    fill(manager, texts)
+    manager.flush()
+
+
 def _manager(make_manager, config, **retrieval: object) -> MemoryManager:  # type: ignore[no-untyped-def]
     config.active.capacity = 1
     for name, value in retrieval.items():
@@ -37,7 +44,7 @@ def _manager(make_manager, config, **retrieval: object) -> MemoryManager:  # typ
 def test_slots_go_to_the_best_memories_of_any_layer(make_manager, config) -> None:
     """Five chats about the cat beat the persona's own memories: quotas no longer reserve slots."""
     manager = _manager(make_manager, config)
-    fill(manager, [*CATS, *FACTS, "结束"])
+    told(manager, [*CATS, *FACTS, "结束"])
     result = manager.retrieve_memories("我家的猫年糕最近怎么样？")
     cat_chats = [m for m in result.memories if m.entry.layer == Layer.TEMPORARY and "年糕" in m.entry.content]
     assert len(cat_chats) >= 4  # the seed's quota mode gave the temporary layer 3 slots
@@ -47,10 +54,10 @@ def test_slots_go_to_the_best_memories_of_any_layer(make_manager, config) -> Non
 
 async def test_a_summary_competes_on_the_same_score_and_within_its_cap(make_manager, config) -> None:
     manager = _manager(make_manager, config, caps={"summary": 1})
-    fill(manager, ["哈哈今天好开心。我对花生过敏，吃了会起疹子。", "外面下雨了", "晚饭吃了面条"])
+    told(manager, ["哈哈今天好开心。我对花生过敏，吃了会起疹子。", "外面下雨了", "晚饭吃了面条"])
     await manager.run_summary_now()
     assert manager.inspector.entries(Layer.SUMMARY)
-    fill(manager, ["我对虾也有点过敏", "最后一句"])
+    told(manager, ["我对虾也有点过敏", "最后一句"])
     result = manager.retrieve_memories("我对什么过敏？")
     layers = [m.entry.layer for m in result.memories]
     assert layers.count(Layer.SUMMARY) == 1  # the cap holds
@@ -59,7 +66,7 @@ async def test_a_summary_competes_on_the_same_score_and_within_its_cap(make_mana
 
 def test_an_unrelated_query_leaves_the_slots_empty(make_manager, config) -> None:
     manager = _manager(make_manager, config, relevance_floor=True)
-    fill(manager, [*FACTS, *CATS, "结束"])
+    told(manager, [*FACTS, *CATS, "结束"])
     for small_talk in ["今天天气怎么样", "哈哈哈你好呀", "Good morning! How are you?"]:
         result = manager.retrieve_memories(small_talk)
         assert result.memories == [], small_talk
@@ -72,7 +79,7 @@ def test_an_unrelated_query_leaves_the_slots_empty(make_manager, config) -> None
 
 def test_without_the_floor_every_slot_is_filled(make_manager, config) -> None:
     manager = _manager(make_manager, config)  # the default: off
-    fill(manager, [*FACTS, *CATS, "结束"])
+    told(manager, [*FACTS, *CATS, "结束"])
     assert len(manager.retrieve_memories("今天天气怎么样").memories) == config.retrieval.top_k
 
 
@@ -101,7 +108,7 @@ DIALOGUE = [
 def test_a_dialogue_query_reads_the_earlier_turns(make_manager, config) -> None:
     """The newest turn names no topic; the conversation says it is about performing."""
     manager = _manager(make_manager, config)
-    fill(manager, ["我小时候学过五年的魔术，还在少年宫表演过", *FACTS, *CATS, "结束"])
+    told(manager, ["我小时候学过五年的魔术，还在少年宫表演过", *FACTS, *CATS, "结束"])
     result = manager.retrieve_memories(DIALOGUE)
     assert result.memories and "魔术" in result.memories[0].entry.content
     cats = manager.retrieve_memories([*DIALOGUE[:-1], "对了，我家年糕最近又胖了"]).memories
@@ -110,7 +117,7 @@ def test_a_dialogue_query_reads_the_earlier_turns(make_manager, config) -> None:
 
 def test_a_one_turn_dialogue_is_a_plain_query(make_manager, config) -> None:
     manager = _manager(make_manager, config)
-    fill(manager, [*FACTS, "结束"])
+    told(manager, [*FACTS, "结束"])
     plain = manager.retrieve_memories("我对什么过敏？").memories
     listed = manager.retrieve_memories(["我对什么过敏？"]).memories
     assert [m.entry.id for m in plain] == [m.entry.id for m in listed]
@@ -130,7 +137,7 @@ def test_bad_dialogues_are_refused_naming_the_turn(make_manager, config) -> None
 
 def test_the_runnable_reads_a_message_list_as_a_dialogue(make_manager, config) -> None:
     manager = _manager(make_manager, config)
-    fill(manager, ["我小时候学过五年的魔术，还在少年宫表演过", *FACTS, *CATS, "结束"])
+    told(manager, ["我小时候学过五年的魔术，还在少年宫表演过", *FACTS, *CATS, "结束"])
     messages = [SystemMessage("你是karin")]
     for i, turn in enumerate(DIALOGUE):
         messages.append(HumanMessage(turn) if i % 2 == 0 else AIMessage(turn))
@@ -144,7 +151,7 @@ async def test_with_memory_asks_with_the_recent_exchanges(make_manager, config) 
 
     config.active.capacity = 3
     manager = make_manager(config)
-    fill(manager, ["我小时候学过五年的魔术，还在少年宫表演过", *FACTS, *CATS])
+    told(manager, ["我小时候学过五年的魔术，还在少年宫表演过", *FACTS, *CATS])
     manager.record_interaction_sync(DIALOGUE[0], DIALOGUE[1])
     manager.record_interaction_sync(DIALOGUE[2], DIALOGUE[3])
     seen: list[str] = []
