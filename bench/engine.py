@@ -92,26 +92,36 @@ def _config(settings: Settings, folder: Path) -> MemoryConfig:
     return config
 
 
+HISTORY = "[history] "
+"""Marks a memory the prompt shows as history (a newer statement replaced it)."""
+
+
 @dataclass(frozen=True)
+
 class Recalled:
     """What one retrieval showed: the active window and the RAG memories, as texts."""
 
     active: list[str]
     """The active window, oldest first."""
     memories: list[tuple[str, str]] = field(default_factory=list)
-    """``(layer, text)`` of each RAG memory, best first."""
+    """``(layer, text)`` of each RAG memory, best first (one shown as history starts with
+    :data:`HISTORY`)."""
+    profile: list[str] = field(default_factory=list)
+    """The profile facts shown, ``key: value``."""
 
     @property
     def text(self) -> str:
         """Everything shown, one block."""
-        return "\n".join([*self.active, *(text for _, text in self.memories)])
+        return "\n".join([*self.profile, *self.active, *(text for _, text in self.memories)])
 
     def ranked(self, *, without: str | None = None) -> list[str]:
-        """Texts best first: the active window newest first, then the RAG memories by score.
+        """Texts best first: the profile facts, the active window newest first, then the RAG
+        memories by score (the order of the prompt's memory blocks).
 
         ``without`` drops one RAG layer (``"static"``: the persona's own memories).
         """
-        return [*reversed(self.active), *(text for layer, text in self.memories if layer != without)]
+        memories = (text for layer, text in self.memories if layer != without)
+        return [*self.profile, *reversed(self.active), *memories]
 
     @property
     def shown(self) -> int:
@@ -191,7 +201,11 @@ class Engine:
         result = self._live().retrieve_memories(query, user_id=user_id)
         return Recalled(
             active=[entry.content for entry in result.active],
-            memories=[(m.entry.layer.value, m.entry.display_text) for m in result.memories],
+            memories=[
+                (m.entry.layer.value, HISTORY * getattr(m, "superseded", False) + m.entry.display_text)
+                for m in result.memories
+            ],
+            profile=[f"{f.key}: {f.value}" for f in result.profile],
         )
 
     def recall_each(self, queries: Sequence[str], *, user_id: str | None = None) -> list[Recalled]:

@@ -53,6 +53,7 @@ VARIANTS: dict[str, Variant] = {
     "no-caps": ("engine, no layer caps ({provider})", True, (("caps", {"summary": 7, "static": 7}),)),
     "score": ("engine, score fusion ({provider})", True, (("fusion", "score"),)),
     "quota": ("engine, seed quota mode 3+2+2 ({provider})", True, (("mode", "quota"),)),
+    "no-bridge": ("engine, no bilingual keyword bridge ({provider})", True, (("bridge", False),)),
 }
 """The engine rows ``--variants`` can ask for, by name."""
 

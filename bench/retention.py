@@ -29,7 +29,7 @@ import numpy as np
 from rich.console import Console
 
 from bench import repo_root
-from bench.engine import BUDGET, Clock, Engine, Settings, embedder
+from bench.engine import BUDGET, HISTORY, Clock, Engine, Settings, embedder
 from bench.filler import filler_turns, reply
 from bench.recall import bm25_rankings, dense_rankings, jieba_tokens, rrf
 from bench.retention_facts import FACTS, UPDATES, Probe
@@ -70,16 +70,15 @@ def script(checkpoints: list[int], seed: int) -> tuple[list[Turn], list[ProbePoi
     turns: list[Turn] = []
     for fact in FACTS:
         turns += [Turn(fact.statement, reply(rng, fact.lang), fact.name), Turn(*next(small_talk))]
-    if len(turns) > checkpoints[0]:
-        raise ValueError(f"the facts take {len(turns)} turns; the first checkpoint must come later")
-    while len(turns) < checkpoints[-1]:
+    told = len(turns)
+    while len(turns) < told + checkpoints[-1]:
         turns.append(Turn(*next(small_talk)))
     for update in UPDATES:
         turns += [Turn(update.statement, reply(rng, update.lang), update.name), Turn(*next(small_talk))]
     updated = len(turns)
     while len(turns) < updated + UPDATE_OFFSETS[-1]:
         turns.append(Turn(*next(small_talk)))
-    points = [ProbePoint(c, "facts", f"@{c}") for c in checkpoints]
+    points = [ProbePoint(told + c, "facts", f"@{c}") for c in checkpoints]
     points += [ProbePoint(updated + d, "updates", f"+{d}") for d in UPDATE_OFFSETS]
     return turns, points
 
@@ -115,10 +114,12 @@ def questions_of(kind: str) -> list[Question]:
     return [Question(u.name, u.key, old[u.name], p, u.lang) for u in UPDATES for p in u.probes]
 
 
-def position(key: str, texts: list[str]) -> int | None:
-    """Index of the first shown text holding ``key`` (case-insensitive), or None."""
+def position(key: str, texts: list[str], *, as_current: bool = False) -> int | None:
+    """Index of the first shown text holding ``key`` (case-insensitive), or None; ``as_current``:
+    of the first one not shown as history."""
     needle = key.lower()
-    return next((i for i, text in enumerate(texts) if needle in text.lower()), None)
+    found = (i for i, text in enumerate(texts) if needle in text.lower())
+    return next((i for i in found if not (as_current and texts[i].startswith(HISTORY))), None)
 
 
 def _moment(turn: int) -> datetime:
@@ -135,6 +136,9 @@ def score(point: ProbePoint, shown: list[list[str]]) -> list[dict[str, Any]]:
             "cross_language": question.probe.lang != question.stated_in,
             "new": position(question.key, texts),
             "old": None if question.old_key is None else position(question.old_key, texts),
+            "old_current": (
+                None if question.old_key is None else position(question.old_key, texts, as_current=True)
+            ),
         }
         for question, texts in zip(questions_of(point.kind), shown, strict=True)
     ]
@@ -196,7 +200,7 @@ def run_flat(turns: list[Turn], points: list[ProbePoint]) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     """Entry point of ``python -m bench retention``."""
     parser = argparse.ArgumentParser(prog="python -m bench retention", description=__doc__)
-    parser.add_argument("--checkpoints", default="50,200,1000", help="turns after which facts are probed")
+    parser.add_argument("--checkpoints", default="50,200,1000", help="probes, in turns after the last fact")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", type=Path, default=Path("data/bench-retention.json"))
     parser.add_argument("--set", action="append", default=[], help="one more engine row: retrieval x=JSON")

@@ -76,19 +76,24 @@ class CandidateSearch:
         tick: int,
         limit: int | None,
         bar: Bar | None = None,
+        *,
+        bridged: set[str] | None = None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         """Every layer's candidates, best first, more than selection needs (it may skip some).
 
         Args:
             bar: the relevance floor's similarity for this query (``None``: no floor).
+            bridged: the query's words in the other language (:mod:`memory.bridge`), matched
+                beside ``terms`` without counting as more query words.
         """
         if self.config.mode == RetrievalMode.HYBRID:
-            return self._across_layers(vector, terms, user_id, tick, limit, bar)
+            return self._across_layers(vector, terms, bridged or set(), user_id, tick, limit, bar)
         return self._per_layer(vector, user_id, tick, limit, bar)
 
     def _depth(self, layer: Layer, limit: int | None) -> int:
         config = self.config
-        return ranking.depth_of(config.mode, layer, config.quotas, config.caps, limit or config.top_k)
+        # a smaller limit searches as deep as the configured slots: its first is their first
+        return ranking.depth_of(config.mode, layer, config.quotas, config.caps, max(limit or 0, config.top_k))
 
     def _dense(
         self, rag: RagLayer, vector: Vector, wide: int, user_id: str | None, tick: int
@@ -129,6 +134,7 @@ class CandidateSearch:
         self,
         vector: Vector,
         terms: set[str],
+        bridged: set[str],
         user_id: str | None,
         tick: int,
         limit: int | None,
@@ -144,7 +150,9 @@ class CandidateSearch:
                 continue
             wide = depth * config.candidate_multiplier
             layer_dense = self._dense(rag, vector, wide, user_id, tick)
-            layer_hits = rag.keyword_ranking(self.keywords, terms, wide, user_id, with_cold=self._deep(layer))
+            layer_hits = rag.keyword_ranking(
+                self.keywords, terms, wide, user_id, with_cold=self._deep(layer), extra=bridged
+            )
             dense.extend(layer_dense)
             hits.extend(layer_hits)
             home.update({m.entry.id: rag for m in layer_dense})
@@ -160,6 +168,14 @@ class CandidateSearch:
         for rag, ids in missing.values():
             by_id.update({m.entry.id: m for m in rag.memories_for(ids, vector, user_id, tick)})
         hits = [hit for hit in hits if hit[0] in by_id]  # what SQLite holds live
+        # a keyword hit's similarity is known (from its stored vector): one as similar as the
+        # dense hits was missed by the approximate search, and takes its place in the ranking
+        lowest = min((m.similarity for m in dense), default=math.inf)
+        found_dense = {m.entry.id for m in dense}
+        dense = sorted(
+            (m for i, m in by_id.items() if i in found_dense or m.similarity >= lowest),
+            key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id),
+        )
         weight = config.keyword_weight * keyword_trust(len(terms), config.keyword_terms)
         if config.fusion != "score":
             fused = ranking.fuse(

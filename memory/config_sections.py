@@ -108,6 +108,7 @@ class TemporaryConfig(Section):
     significance_threshold: Float = Field(0.1, ge=0, lt=1, description="below this: the cold tier")
     decay_coefficient: Float = Field(0.95, gt=0, le=1, description="per retrieval tick: s * c")
     importance: Bool = Field(True, description="start from the importance estimate, not a flat value")
+    slots: Bool = Field(True, description="a plain statement of home, job, ... sets that profile fact")
 
     @model_validator(mode="after")
     def _threshold_below_initial(self) -> TemporaryConfig:
@@ -147,6 +148,7 @@ class RetrievalConfig(Section):
     floor_margin: Float = Field(0.0, ge=-1, le=1, description="added to the query's background bar")
     dialogue_turns: Int = Field(8, ge=1, description="turns of a dialogue query read (the newest)")
     keyword_terms: Int = Field(16, ge=1, description="query words the keyword ranking is fully trusted for")
+    bridge: Bool = Field(True, description="hybrid, jieba: query words also matched in the other language")
     min_similarity: Float = Field(-1.0, ge=-1, le=1, description="drop candidates below this cosine")
     fusion: str = Field("rrf", pattern="^(rrf|score)$", description="hybrid: rrf (ranks) or score")
     rrf_k: Int = Field(60, ge=1, description="reciprocal-rank-fusion constant")
@@ -159,7 +161,8 @@ class RetrievalConfig(Section):
     cold_weight: Float = Field(1.0, ge=0, le=1, description="score factor of a cold memory")
     recency_weight: Float = Field(0.25, ge=0, description="bonus of newer candidates (hybrid)")
     importance_weight: Float = Field(0.25, ge=0, description="bonus of important memories (hybrid)")
-    profile_budget: Int = Field(12, ge=0, description="profile facts put in every prompt")
+    profile_budget: Int = Field(12, ge=0, description="profile facts put in a prompt at most")
+    profile_chars: Int = Field(800, ge=0, description="characters of profile facts in a prompt at most")
 
     @field_validator("quotas", "weights", "caps", mode="before")
     @classmethod

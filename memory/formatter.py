@@ -78,6 +78,8 @@ def format_retrieved_memories(
 
 
 PROFILE_TITLES = {"zh": "【关于用户的事实】", "en": "[Facts about the user]"}
+HISTORY_MARKS = {"zh": "（以前，已不是现在的情况）", "en": "(before; no longer true)"}
+"""Put before a superseded memory (:attr:`RetrievedMemory.superseded`)."""
 
 
 def format_profile(facts: Sequence[ProfileFact], locale: str = "zh") -> str:
@@ -98,4 +100,6 @@ def _line(memory: RetrievedMemory, text: str, now: datetime, locale: str) -> str
     if memory.entry.layer == Layer.STATIC:
         return f"- {text}"
     when = relative_time(memory.entry.created_at, now, locale)
+    if memory.superseded:
+        return f"- [{when}] {HISTORY_MARKS.get(locale, HISTORY_MARKS['zh'])} {text}"
     return f"- [{when}] {text}"

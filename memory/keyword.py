@@ -87,26 +87,33 @@ class CommonTerms:
         rows = self.query(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({marks})", tuple(terms))
         return {str(term): int(doc) for term, doc in rows}  # type: ignore[call-overload]
 
-    def filter(self, terms: list[str], scope: str | None = None) -> tuple[list[str], int]:
+    def filter(
+        self, terms: list[str], scope: str | None = None, *, spent: tuple[int, int] = (0, 0)
+    ) -> tuple[list[str], int]:
         """The terms (as indexed) to match in ``scope`` (``None``: table-wide), with the number
         of matches they may have: words not too common there, rarest first, within
-        :data:`MAX_SCORED` matches (always at least the rarest word)."""
-        if not terms:
-            return terms, 0
+        :data:`MAX_SCORED` matches (always at least the rarest word).
+
+        Args:
+            spent: terms and matches already chosen (another list's): only what they leave of
+                the budgets is used, and nothing is forced in.
+        """
+        used, matches = spent
+        if not terms or used >= MAX_QUERY_TERMS:
+            return [], matches
         if scope is None:
             size = self._size("", lambda: int(self.query(f"SELECT COUNT(*) FROM {FTS_TABLE}", ())[0][0]))  # type: ignore[call-overload]
         else:
             tag = scope_tag(scope)
             size = self._size(tag, lambda: self._doc_counts([tag]).get(tag, 0))
         if size < MIN_DOCS_FOR_DF:
-            return terms[:MAX_QUERY_TERMS], size
+            return terms[: MAX_QUERY_TERMS - used], max(size, matches)
         counts = self._doc_counts(sorted(set(terms)))
         limit = self.max_ratio * size
         kept = [t for t in terms if 0 < counts.get(t, 0) <= limit]  # a word in no memory matches none
         chosen: list[str] = []
-        matches = 0
-        for term in sorted(kept, key=lambda t: (counts[t], t))[:MAX_QUERY_TERMS]:
-            if chosen and matches + counts[term] > MAX_SCORED:
+        for term in sorted(kept, key=lambda t: (counts[t], t))[: MAX_QUERY_TERMS - used]:
+            if (chosen or used) and matches + counts[term] > MAX_SCORED:
                 break
             chosen.append(term)
             matches += counts[term]
@@ -137,13 +144,29 @@ class KeywordIndex:
         return query_terms(text, self.tokenizer)
 
     def search(
-        self, terms: Iterable[str], *, layer: str, scope: str, limit: int, with_cold: bool = False
+        self,
+        terms: Iterable[str],
+        *,
+        layer: str,
+        scope: str,
+        limit: int,
+        with_cold: bool = False,
+        extra: Iterable[str] = (),
     ) -> list[tuple[str, float]]:
-        """``(entry id, bm25 score)`` of one scope's entries in ``layer``, best first."""
+        """``(entry id, bm25 score)`` of one scope's entries in ``layer``, best first.
+
+        Args:
+            extra: words matched too, within what the query's own ``terms`` leave of the term and
+                match budgets (the bridge's translations, :mod:`memory.bridge`).
+        """
         if self.tokenizer == TRIGRAM:
             chosen, matches = self.common.filter(sorted(terms))
         else:
             chosen, matches = self.common.filter(scoped(scope, sorted(terms)), scope)
+            more = scoped(scope, sorted(set(extra) - set(terms)))
+            if more and len(chosen) < MAX_QUERY_TERMS and matches < MAX_SCORED:
+                added, matches = self.common.filter(more, scope, spent=(len(chosen), matches))
+                chosen = [*chosen, *added]
         return self.ranker(
             self.query,
             terms=chosen,

@@ -167,3 +167,5 @@ class RetrievedMemory:
     """Found in the cold tier: the retrieval brings it back to its layer (``entry.layer``)."""
     below_floor: bool = False
     """Matches the query no better than small talk does: never returned (a near miss at most)."""
+    superseded: bool = False
+    """What it says of a slot (home, job, ...) was replaced by a newer statement: shown as history."""

@@ -59,11 +59,22 @@ class ProfileTable:
 
     @staticmethod
     def put(
-        conn: Connection, user_id: str | None, key: str, value: str, *, since: datetime, source: str
+        conn: Connection,
+        user_id: str | None,
+        key: str,
+        value: str,
+        *,
+        since: datetime,
+        source: str,
+        newer_only: bool = False,
     ) -> ProfileFact:
         """Make ``value`` the current fact for ``key``; the previous current one becomes history.
 
         Telling the same value again keeps the current row (and its ``since``).
+
+        Args:
+            newer_only: keep the current fact when it was set after ``since`` (an older
+                statement imported late never overrides a newer one; returns the current one).
         """
         scope = scope_of(user_id)
         current = conn.execute(
@@ -71,6 +82,8 @@ class ProfileTable:
             (scope, key),
         ).fetchone()
         if current is not None and str(current[3]) == value:
+            return _fact(current)
+        if current is not None and newer_only and float(current[4]) > since.timestamp():
             return _fact(current)
         conn.execute(
             "UPDATE profile SET valid_until = ? WHERE scope = ? AND key = ? AND valid_until IS NULL",

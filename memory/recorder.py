@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
-from memory import tokens
+from memory import slots, tokens
 from memory.config import MemoryConfig
 from memory.db import Database
 from memory.entries import EntryTable
@@ -33,6 +33,8 @@ REMEMBERED = "remember"
 """The source of what a user or the model asked to remember explicitly."""
 STORED = "store"
 """The source of what a LangGraph store ``put`` wrote."""
+SAID = "said"
+"""The source of a profile fact a plain statement set (:mod:`memory.slots`)."""
 
 Record = Mapping[str, Any]
 NumberedRecord = tuple[int, Record | str]
@@ -84,11 +86,20 @@ class Recorder:
         entries = [self._entry_of(i) for i in interactions]
         if self.config.retrieval.keyword_tokenizer == tokens.JIEBA:
             tokens.prepare(tokens.indexed_value(e.note, e.content) for e in entries)
+        said = [(i, slot) for i in interactions if (slot := self._slot(i)) is not None]
         with self.db.transaction() as conn:
             new = self.journal.append(conn, interactions)
             self.active.append(conn, entries)
+            for interaction, slot in said:
+                self.profile.put(
+                    conn, interaction.user_id, slot, slots.value_of(interaction.user_input),
+                    since=interaction.timestamp, source=SAID, newer_only=True,
+                )  # fmt: skip
         self.sync.notify()
         return new
+
+    def _slot(self, interaction: Interaction) -> str | None:
+        return slots.slot_of(interaction.user_input) if self.config.temporary.slots else None
 
     def _entry_of(self, interaction: Interaction) -> MemoryEntry:
         return MemoryEntry(

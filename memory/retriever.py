@@ -11,15 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
-from memory import keyword, ranking, runnables
+from memory import keyword, ranking, runnables, slots
+from memory.bridge import preload, shared_bridge
 from memory.candidates import CandidateSearch
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.db import Database
@@ -28,11 +30,13 @@ from memory.dialogue import Query, parse_query, query_vector
 from memory.errors import StoreUnavailableError
 from memory.formatter import format_active_memories, format_profile, format_retrieved_memories, join_blocks
 from memory.layers.active import ActiveLayer
-from memory.layers.rag import EMBED_MAX_CHARS, RagLayer
+from memory.layers.rag import EMBED_MAX_CHARS, RagLayer, Vector
 from memory.model import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.profile import ProfileTable
+from memory.profile_select import ProfileSelector
 from memory.relevance import RelevanceFloor
 from memory.sync import IndexSync
+from memory.tokens import JIEBA
 from memory.validation import check_top_k, check_user_id
 
 logger = logging.getLogger(__name__)
@@ -89,8 +93,10 @@ class MemoryRetriever:
         now: Callable[[], datetime],
         max_text_chars: int,
         ranker: keyword.Ranker | None = None,
+        cache_dir: Path | None = None,
     ) -> None:
         self.db = db
+        self.cache_dir = cache_dir
         self.active = active
         self.layers = layers
         self.config = config
@@ -107,6 +113,9 @@ class MemoryRetriever:
         )
         self.search = CandidateSearch(layers, config, self.keywords)
         self.floor = RelevanceFloor(embeddings, config.floor_margin)
+        self.facts = ProfileSelector(embeddings, config.profile_chars, config.profile_budget)
+        if self._bridging():
+            preload(cache_dir)
         self._degraded = False
 
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
@@ -144,14 +153,18 @@ class MemoryRetriever:
         now = self.now()
         self._catch_up()
         active = self._active_window(user_id)
-        facts = self._profile(user_id)
+        known = self._profile(user_id)
+        vector: Vector | None = None
+        words: set[str] = set()
         try:
             vector = query_vector(parsed, self.embeddings, EMBED_MAX_CHARS)  # as memories are
             terms = self._keyword_terms(parsed)
+            bridged = self._bridged(parsed)
+            words = terms | bridged
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             bar = self.floor.bar(vector) if floored else None
             tick = self.db.tick_of(scope_of(user_id))
-            found = self.search.rank(vector, terms, user_id, tick, limit, bar)
+            found = self.search.rank(vector, terms, user_id, tick, limit, bar, bridged=bridged)
         except Exception as exc:
             self._report_degraded(exc)
             memories, misses, degraded = [], [], True
@@ -169,6 +182,8 @@ class MemoryRetriever:
             misses = ranking.near_misses(
                 self.config.mode, found, memories, weights=self.config.weights, count=NEAR_MISSES
             )
+        facts = self._shown_facts(known, vector, words)
+        memories = self._marked(memories, known)
         result = RetrievalResult(
             active=active,
             memories=memories,
@@ -191,11 +206,36 @@ class MemoryRetriever:
         except Exception as exc:  # the backlog stays in SQLite; keywords still find it
             logger.debug("index catch-up skipped: %s", exc)
 
+    @staticmethod
+    def _marked(memories: list[RetrievedMemory], known: list[ProfileFact]) -> list[RetrievedMemory]:
+        """Memories whose slot statement a newer one replaced, marked (:mod:`memory.slots`)."""
+        current = {f.key: f.since for f in known if f.key in slots.SLOTS}
+        if not current:
+            return memories
+        stale = {
+            m.entry.id
+            for m in memories
+            if m.entry.layer != Layer.STATIC
+            and slots.superseded(m.entry.content, m.entry.created_at, current)
+        }
+        return [replace(m, superseded=True) if m.entry.id in stale else m for m in memories]
+
+    def _shown_facts(
+        self, known: list[ProfileFact], vector: Vector | None, words: set[str]
+    ) -> list[ProfileFact]:
+        if vector is None:
+            return self.facts.fill(known)
+        try:
+            return self.facts.select(known, vector, words)
+        except Exception as exc:  # the embedder failed on the facts: the newest that fit
+            logger.warning("profile facts not ranked (%s); showing the newest", exc)
+            return self.facts.fill(known)
+
     def _profile(self, user_id: str | None) -> list[ProfileFact]:
-        if self.config.profile_budget <= 0:
+        if self.config.profile_budget <= 0 or self.config.profile_chars <= 0:
             return []
         try:
-            return self.profile.current(user_id, self.config.profile_budget)
+            return self.profile.current(user_id)
         except Exception as exc:
             logger.warning("profile facts unreadable (%s); retrieving without them", exc)
             return []
@@ -211,6 +251,17 @@ class MemoryRetriever:
         if self.config.mode != RetrievalMode.HYBRID:
             return set()
         return self.keywords.terms(query.text)
+
+    def _bridging(self) -> bool:
+        config = self.config
+        return config.bridge and config.mode == RetrievalMode.HYBRID and self.keywords.tokenizer == JIEBA
+
+    def _bridged(self, query: Query) -> set[str]:
+        """The newest turn's words in the other language (a dialogue's older turns add context
+        to the vector; translated, they would add mostly noise)."""
+        if not self._bridging():
+            return set()
+        return shared_bridge(self.cache_dir).expand(self.keywords.terms(query.latest))
 
     def _report_degraded(self, error: Exception) -> None:
         if isinstance(error, StoreUnavailableError):

@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
     "一个 一下 没有 还 又 很 对 把 被 给 让 跟 要 会 能 说 想 去 过 着 到 从 用 为 与 及 而 之 其 "
     "a an the is are was were be been am do does did to of in on at for and or but with by from "
     "what which who whom where when how why that this these those it its i you he she we they me "
-    "my your his her our their user karin 用户".split()
+    "my your his her our their user karin 用户 s t m d ll re ve".split()
 )
 
 _jieba_lock = threading.Lock()

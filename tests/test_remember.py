@@ -61,13 +61,17 @@ def test_the_same_value_told_twice_keeps_its_since(make_manager) -> None:
 
 
 def test_profile_facts_reach_every_prompt_within_the_budget(make_manager, config) -> None:
-    config.retrieval.profile_budget = 2
+    config.retrieval.profile_budget = 3
     manager = make_manager(config)
     for key, value in [("pet", "柯基可乐"), ("birthday", "5月3日"), ("job", "后端工程师")]:
         manager.remember(value, user_id="u1", key=key)
     result = manager.retrieve_memories("随便聊聊", user_id="u1")
-    assert [f.key for f in result.profile] == ["job", "birthday"]  # the newest first
-    assert "柯基" not in result.rag_text and "后端工程师" in result.rag_text
+    assert [f.key for f in result.profile] == ["job", "birthday", "pet"]  # all fit: the newest first
+    manager.close()
+    config.retrieval.profile_budget = 1
+    fewer = make_manager(config).retrieve_memories("我的宠物叫什么名字？", user_id="u1")
+    assert [f.key for f in fewer.profile] == ["pet"]  # too many: the one the question needs
+    assert "柯基" in fewer.rag_text and "后端工程师" not in fewer.rag_text
 
 
 def test_one_users_profile_is_theirs_alone(make_manager) -> None:
@@ -94,7 +98,7 @@ def test_remember_refuses_bad_arguments_and_writes_nothing(make_manager) -> None
 
 async def test_the_summary_model_extracts_profile_facts(make_manager) -> None:
     answer = (
-        '好的：{"facts": [{"key": "home_city", "value": "杭州"}, {"key": "Pet Name", "value": "Cola"},'
+        '好的：{"facts": [{"key": "home", "value": "杭州"}, {"key": "Pet Name", "value": "Cola"},'
         ' {"key": "../bad", "value": "x"}]}'
     )
     model = FakeListChatModel(responses=["用户搬到了杭州，养了一只叫 Cola 的柯基。", answer])
@@ -102,10 +106,10 @@ async def test_the_summary_model_extracts_profile_facts(make_manager) -> None:
     fill(manager, ["我上个月搬到杭州了", "My corgi is called Cola"], user_id="u1")
     assert await manager.run_summary_now() == 1
     profile = manager.profile("u1")
-    assert sorted(profile) == ["home_city", "pet_name"]
-    assert profile["home_city"].value == "杭州" and profile["home_city"].source == "model"
+    assert sorted(profile) == ["home", "pet_name"]  # the model's value replaced the statement's
+    assert profile["home"].value == "杭州" and profile["home"].source == "model"
     _, rag = manager.retrieve("我住哪儿？", user_id="u1")
-    assert "home_city：杭州" in rag
+    assert "home：杭州" in rag
 
 
 async def test_a_junk_profile_answer_extracts_nothing_and_keeps_the_summary(make_manager) -> None:
@@ -115,8 +119,10 @@ async def test_a_junk_profile_answer_extracts_nothing_and_keeps_the_summary(make
     assert manager.profile("u1") == {}
 
 
-async def test_without_a_model_only_remember_writes_the_profile(make_manager) -> None:
+async def test_without_a_model_only_remember_and_plain_statements_write_the_profile(make_manager) -> None:
     manager = make_manager()
     fill(manager, ["我对花生过敏", "我住在上海"], user_id="u1")
     await manager.run_summary_now()
-    assert manager.profile("u1") == {}
+    profile = manager.profile("u1")
+    assert list(profile) == ["home"]
+    assert profile["home"].value == "我住在上海" and profile["home"].source == "said"

@@ -95,15 +95,17 @@ class RagLayer:
         user_id: str | None,
         *,
         with_cold: bool = False,
+        extra: set[str] | None = None,
     ) -> list[tuple[str, float]]:
         """``(id, bm25 score)`` ranked by FTS5 bm25 on any of ``terms`` within the user's scope (a
         shared layer's: the shared one), best first; empty scopes cost nothing.
 
         Args:
             with_cold: rank this layer's cold (forgotten) entries in the same ranking.
+            extra: words matched within the budgets ``terms`` leave (see :meth:`KeywordIndex.search`).
         """
         scope = self._scope(user_id)
-        if depth <= 0 or not terms:
+        if depth <= 0 or not (terms or extra):
             return []
         if not self.table.exists(self.layer, scope) and not (
             with_cold and self.table.exists(Layer.ARCHIVED, scope)
@@ -115,6 +117,7 @@ class RagLayer:
             scope=SHARED_SCOPE if scope is None else scope,
             limit=depth,
             with_cold=with_cold,
+            extra=extra or (),
         )
         return hits
 

@@ -208,9 +208,12 @@ class StaticLayer(RagLayer):
         user_id: str | None,
         *,
         with_cold: bool = False,
+        extra: set[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """``(id, score)``: an in-memory keyword ranking (idf of the matched words): a full-table
-        FTS match would cost as much as the whole store to find a few preset memories (never cold)."""
+        """``(id, score)``: an in-memory keyword ranking (idf of the matched words, ``extra`` ones
+        too): a full-table FTS match would cost as much as the whole store to find a few preset
+        memories (never cold)."""
+        terms = terms | (extra or set())
         if depth <= 0 or not terms:
             return []
         if self._texts is None:

@@ -1,0 +1,66 @@
+"""A fact told in one language is found by a question in the other, among hundreds of memories in
+the question's language (real Chroma, the real USE embedder, CC-CEDICT from its PyPI package)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from memory.bridge import shared_bridge
+from memory.tokens import query_terms
+
+EN_MEALS = [  # near the allergy question in English, without the answer
+    f"I ate {food} {when} and my stomach felt {how}."
+    for food, when, how in itertools.product(
+        ["spicy noodles", "cheese", "shrimp", "ice cream", "fried chicken", "a burrito", "sushi", "curry",
+         "pizza", "tacos"],
+        ["today", "last night", "this morning", "at lunch", "yesterday"],
+        ["weird", "fine", "a bit odd", "funny", "heavy", "upset"],
+    )
+]  # fmt: skip
+ZH_OUTINGS = [
+    f"{when}去{place}{act}了，{feel}。"
+    for when, place, act, feel in itertools.product(
+        ["今天", "昨天", "周末", "中午", "晚上"],
+        ["超市", "公园", "商场", "书店", "健身房", "图书馆"],
+        ["转", "逛", "待", "玩", "坐", "走"],
+        ["挺开心的", "有点累", "好无聊"],
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("fact", "chat", "question", "answer"),
+    [
+        ("我对花生过敏，吃一点点就会起疹子。", EN_MEALS, "Is there any food I'm allergic to?", "花生"),
+        # first only because the bridge matches 儿子 to "son" (third without)
+        ("My son Oscar just started primary school.", ZH_OUTINGS, "我儿子叫什么名字？", "Oscar"),
+    ],
+)
+def test_a_fact_is_the_first_memory_for_a_question_in_the_other_language(
+    make_manager, config, fact: str, chat: list[str], question: str, answer: str
+) -> None:
+    config.active.capacity = 1
+    manager = make_manager(config)
+    records = [{"user_input": fact, "response": "嗯嗯，记住啦～"}]
+    records += [{"user_input": text, "response": "哈哈，好有意思～"} for text in chat[:300]]
+    manager.import_interactions(records)
+    manager.flush()
+    assert len(chat) >= 300
+    first = manager.retrieve_memories(question, top_k=1).memories
+    assert len(first) == 1 and answer in first[0].entry.content
+
+
+def test_the_bridge_translates_query_words_both_ways() -> None:
+    bridge = shared_bridge()
+    assert "过敏" in bridge.expand({"allergic"})
+    assert "allergic" in bridge.expand({"过敏"})
+    assert "家乡" in bridge.chinese("hometowns")  # an inflected word is looked up as its stem
+    assert "cat" in bridge.english("猫叫")  # jieba's word, absent from the dictionary: its parts
+    assert bridge.expand({"zzqx", "12345"}) == set()
+
+
+def test_a_contraction_is_not_a_query_word() -> None:
+    assert query_terms("What's my blood type? I'm sure I've said it", "jieba") >= {"blood", "type"}
+    assert not query_terms("What's I'm I've don't we'll", "jieba") & {"s", "m", "ve", "t", "ll"}

@@ -1,0 +1,40 @@
+"""Profile facts that scale: with a thousand keys the question finds its fact, and no prompt
+holds more profile text than its budget in characters (real embedder, real SQLite)."""
+
+from __future__ import annotations
+
+from memory import MemoryConfig, MemoryManager
+from memory.formatter import format_profile
+
+THINGS = ["邮票", "硬币", "明信片", "书签", "徽章", "钥匙扣", "贴纸", "磁铁"]
+
+
+def _thousand_keys(manager: MemoryManager) -> None:
+    manager.remember("花生，吃一点就会起疹子", user_id="u1", key="allergy")  # the first one set
+    for i in range(999):
+        value = f"第{i}号藏品是一枚{1950 + i % 70}年的{THINGS[i % len(THINGS)]}"
+        manager.remember(value, user_id="u1", key=f"collection_{i}")
+
+
+def test_the_first_of_a_thousand_keys_is_found_by_its_question(make_manager, config: MemoryConfig) -> None:
+    manager = make_manager(config)
+    _thousand_keys(manager)
+    assert len(manager.profile("u1")) == 1000
+    for question in ["我对什么过敏？", "What am I allergic to?"]:
+        result = manager.retrieve_memories(question, user_id="u1")
+        assert "花生" in result.rag_text, question
+        assert len(format_profile(result.profile)) <= config.retrieval.profile_chars + 20  # the title
+
+
+def test_no_prompt_holds_more_profile_than_its_budget(make_manager, config: MemoryConfig) -> None:
+    config.retrieval.profile_chars = 300
+    manager = make_manager(config)
+    manager.remember("很长的故事：" + "从前有座山，山里有座庙。" * 1600, user_id="u1", key="story")
+    for i in range(12):
+        manager.remember("蓝色" * 900, user_id="u1", key=f"favourite_{i}")
+    for question in ["讲讲那个故事", "我喜欢什么颜色？", "hello"]:
+        facts = manager.retrieve_memories(question, user_id="u1").profile
+        shown = sum(len(f.key) + len(f.value) + 4 for f in facts)
+        assert facts and shown <= 300, question
+    story = manager.retrieve_memories("讲讲那个故事", user_id="u1").profile
+    assert story[0].key == "story" and story[0].value.endswith("…")  # cut, not left out

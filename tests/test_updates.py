@@ -1,0 +1,96 @@
+"""Newer wins for plain statements: "我搬家了，现在住在…" or "I switched jobs…" replaces the slot's old
+value in the prompt; the old statement is shown only as history (real SQLite, Chroma, embedder)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import fill
+
+from memory import MemoryManager
+from memory.formatter import HISTORY_MARKS
+from memory.slots import slot_of
+
+CHAT = ["今天天气真好", "晚饭吃了面条", "周末去公园散步了", "最近在追一部剧", "下午有点困"]
+
+
+def _current_and_history(manager: MemoryManager, question: str, new: str, old: str) -> None:
+    result = manager.retrieve_memories(question)
+    assert any(new in f.value for f in result.profile), "the new value is a current fact"
+    assert not any(old in f.value for f in result.profile), "the old value is no current fact"
+    for memory in result.memories:
+        if old in memory.entry.content:
+            assert memory.superseded  # shown, but as history
+    for line in result.rag_text.splitlines():
+        if old in line:
+            assert any(mark in line for mark in HISTORY_MARKS.values()), line
+
+
+@pytest.mark.parametrize(
+    ("old_statement", "new_statement", "question", "new", "old"),
+    [
+        ("我住在上海，离静安寺很近", "我搬家了，现在住在杭州西湖边", "Where do I live now?", "杭州", "上海"),
+        (
+            "I work as a nurse at the city hospital",
+            "I switched jobs: now I teach chemistry at a high school",
+            "我现在做什么工作？",
+            "chemistry",
+            "nurse",
+        ),
+        ("我开一辆白色的比亚迪汉", "I sold my old car and bought a Tesla Model 3", "我开什么车？", "Tesla",
+         "比亚迪"),
+    ],
+)
+def test_a_plain_update_replaces_the_old_value(
+    make_manager, config, old_statement: str, new_statement: str, question: str, new: str, old: str
+) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, [old_statement, *CHAT, new_statement, *CHAT])
+    manager.flush()
+    assert [f.key for f in manager.profile().values()] == [slot_of(new_statement)]
+    _current_and_history(manager, question, new, old)
+
+
+def test_an_older_statement_imported_late_does_not_replace_the_newer(make_manager) -> None:
+    manager = make_manager()
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    manager.record_interaction_sync("我搬家了，现在住在杭州西湖边", "好的", timestamp=now)
+    older = {"user_input": "我住在上海", "response": "嗯", "timestamp": now - timedelta(days=300)}
+    manager.import_interactions([older])
+    assert "杭州" in manager.profile()["home"].value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我住在哪个城市？",
+        "Where do I live?",
+        "你住在哪里呀",
+        "我开车去公司",
+        "我老公今天加班",
+        "My phone died today",
+        "今天天气真好",
+        "I went to the park today and came back tired.",
+    ],
+)
+def test_questions_and_small_talk_set_no_slot(text: str) -> None:
+    assert slot_of(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        ("我上个月搬到杭州了，新家离西湖不远。", "home"),
+        ("I moved to Berlin last year", "home"),
+        ("我在一家游戏公司做UI设计师", "job"),
+        ("I'm a data analyst at a bank now.", "job"),
+        ("我把手机换成iPhone 15了", "phone"),
+        ("我女朋友叫小雨", "partner"),
+        ("I study at Fudan University", "school"),
+        ("我现在吃素了", "diet"),
+    ],
+)
+def test_plain_statements_set_their_slot(text: str, slot: str) -> None:
+    assert slot_of(text) == slot
