@@ -25,7 +25,11 @@ from memory.config import RetrievalConfig, RetrievalMode
 from memory.layers.rag import RagLayer, Vector
 from memory.model import Layer, RetrievedMemory
 from memory.relevance import Bar
+from memory.when import Window
 
+IN_WINDOW = 1.0
+"""Added to the score of a memory made in the time the query names (fused scores are below 0.1):
+it ranks above every memory of another time; among themselves, by relevance."""
 DEEP_LAYERS = (Layer.TEMPORARY, Layer.SUMMARY)
 """The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
 
@@ -78,6 +82,7 @@ class CandidateSearch:
         bar: Bar | None = None,
         *,
         bridged: set[str] | None = None,
+        window: Window | None = None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         """Every layer's candidates, best first, more than selection needs (it may skip some).
 
@@ -85,9 +90,11 @@ class CandidateSearch:
             bar: the relevance floor's similarity for this query (``None``: no floor).
             bridged: the query's words in the other language (:mod:`memory.bridge`), matched
                 beside ``terms`` without counting as more query words.
+            window: the time the query names (:mod:`memory.when`): that window's memories,
+                best match first, are one more ranking (hybrid mode).
         """
         if self.config.mode == RetrievalMode.HYBRID:
-            return self._across_layers(vector, terms, bridged or set(), user_id, tick, limit, bar)
+            return self._across_layers(vector, terms, bridged or set(), window, user_id, tick, limit, bar)
         return self._per_layer(vector, user_id, tick, limit, bar)
 
     def _depth(self, layer: Layer, limit: int | None) -> int:
@@ -135,6 +142,7 @@ class CandidateSearch:
         vector: Vector,
         terms: set[str],
         bridged: set[str],
+        window: Window | None,
         user_id: str | None,
         tick: int,
         limit: int | None,
@@ -142,6 +150,7 @@ class CandidateSearch:
     ) -> dict[Layer, list[RetrievedMemory]]:
         config = self.config
         dense: list[RetrievedMemory] = []
+        timed: list[RetrievedMemory] = []
         hits: list[tuple[str, float]] = []
         home: dict[str, RagLayer] = {}
         for layer, rag in self.layers.items():
@@ -153,6 +162,8 @@ class CandidateSearch:
             layer_hits = rag.keyword_ranking(
                 self.keywords, terms, wide, user_id, with_cold=self._deep(layer), extra=bridged
             )
+            if window is not None and layer in DEEP_LAYERS:
+                timed.extend(rag.window_ranking(vector, window, wide, user_id, tick))
             dense.extend(layer_dense)
             hits.extend(layer_hits)
             home.update({m.entry.id: rag for m in layer_dense})
@@ -160,7 +171,8 @@ class CandidateSearch:
         # a tie (the same words twice) breaks by text, then id: never by the index's layout
         dense.sort(key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id))
         hits.sort(key=lambda hit: (-round(hit[1], 6), hit[0]))
-        by_id = {m.entry.id: m for m in dense}
+        timed.sort(key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id))
+        by_id = {m.entry.id: m for m in timed} | {m.entry.id: m for m in dense}
         missing: dict[int, tuple[RagLayer, list[str]]] = {}
         for entry_id, _ in hits:
             if entry_id not in by_id:
@@ -181,6 +193,7 @@ class CandidateSearch:
             fused = ranking.fuse(
                 [m.entry.id for m in dense],
                 [entry_id for entry_id, _ in hits],
+                extra_ids=[m.entry.id for m in timed],
                 rrf_k=config.rrf_k,
                 keyword_weight=weight,
                 top_k=len(by_id),
@@ -192,12 +205,18 @@ class CandidateSearch:
                 {entry_id: m.similarity for entry_id, m in by_id.items()},
                 keyword_weight=weight,
                 scale=1.0 / (config.rrf_k + 1),
+                extra=[m.entry.id for m in timed],
             )
         memories = [
             replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
             for f in fused
         ]
+        adjusted = self._adjusted(memories, bonuses=True)
+        if window is not None:  # the question names a time: what happened then comes first
+            then = {m.entry.id for m in adjusted if window.holds(m.entry.created_at)}
+            adjusted = [replace(m, score=m.score + IN_WINDOW) if m.entry.id in then else m for m in adjusted]
+            adjusted.sort(key=lambda m: -m.score)
         found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
-        for memory in self._adjusted(memories, bonuses=True):
+        for memory in adjusted:
             found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))
         return found

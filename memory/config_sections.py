@@ -148,6 +148,7 @@ class RetrievalConfig(Section):
     floor_margin: Float = Field(0.0, ge=-1, le=1, description="added to the query's background bar")
     dialogue_turns: Int = Field(8, ge=1, description="turns of a dialogue query read (the newest)")
     keyword_terms: Int = Field(16, ge=1, description="query words the keyword ranking is fully trusted for")
+    time_windows: Bool = Field(True, description="hybrid: a time the query names ranks that time's memories")
     bridge: Bool = Field(True, description="hybrid, jieba: query words also matched in the other language")
     min_similarity: Float = Field(-1.0, ge=-1, le=1, description="drop candidates below this cosine")
     fusion: str = Field("rrf", pattern="^(rrf|score)$", description="hybrid: rrf (ranks) or score")

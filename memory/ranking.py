@@ -30,15 +30,18 @@ def fuse(
     rrf_k: int,
     keyword_weight: float = 1.0,
     top_k: int,
+    extra_ids: Sequence[str] = (),
 ) -> list[Fused]:
     """Reciprocal-rank fusion, best ``top_k`` first: ``sum(weight / (rrf_k + rank))``.
 
-    The dense ranking weighs 1; ties keep the dense ranking's order, then the keyword one's.
+    The dense ranking weighs 1, and so does ``extra_ids`` (the memories of a time window the
+    query names, best match first); ties keep the dense ranking's order, then the keyword one's.
     """
     scores: dict[str, float] = {}
     dense_rank = {entry_id: rank for rank, entry_id in enumerate(dense_ids, start=1)}
     keyword_rank = {entry_id: rank for rank, entry_id in enumerate(keyword_ids, start=1)}
-    for ranks, weight in ((dense_rank, 1.0), (keyword_rank, keyword_weight)):
+    extra_rank = {entry_id: rank for rank, entry_id in enumerate(extra_ids, start=1)}
+    for ranks, weight in ((dense_rank, 1.0), (keyword_rank, keyword_weight), (extra_rank, 1.0)):
         for entry_id, rank in ranks.items():
             scores[entry_id] = scores.get(entry_id, 0.0) + weight / (rrf_k + rank)
     best = sorted(scores, key=lambda i: scores[i], reverse=True)[:top_k]
@@ -52,8 +55,9 @@ def fuse_scores(
     *,
     keyword_weight: float,
     scale: float,
+    extra: Sequence[str] = (),
 ) -> list[Fused]:
-    """Relative-score fusion, best first: ``scale x (d + keyword_weight x k)``.
+    """Relative-score fusion, best first: ``scale x (d + keyword_weight x k + t)``.
 
     ``d`` is a candidate's cosine similarity placed between the dense ranking's lowest (0) and
     highest (1), ``k`` its bm25 score over the keyword ranking's best (0 when keywords missed
@@ -64,6 +68,8 @@ def fuse_scores(
         dense: ``(id, similarity)``, best first.
         keyword: ``(id, bm25 score)``, best first.
         similarity: every candidate's similarity (keyword-only ones too).
+        extra: the memories of a time window the query names, best match first: ``t`` falls
+            from 1 (the first) toward 0 (0 outside the window).
         scale: puts the scores on the scale of the bonuses :func:`adjust` adds
             (``1 / (rrf_k + 1)``: a memory first in both rankings scores as under RRF).
     """
@@ -75,13 +81,14 @@ def fuse_scores(
     bm25 = dict(keyword)
     dense_rank = {entry_id: rank for rank, (entry_id, _) in enumerate(dense, start=1)}
     keyword_rank = {entry_id: rank for rank, (entry_id, _) in enumerate(keyword, start=1)}
+    timed = {entry_id: 1.0 - n / len(extra) for n, entry_id in enumerate(extra)}
 
     def score(entry_id: str) -> float:
         d = (similarity.get(entry_id, low) - low) / (high - low) if high > low else 0.0
         k = bm25.get(entry_id, 0.0) / best if best > 0 else 0.0
-        return scale * (min(1.0, max(0.0, d)) + keyword_weight * k)
+        return scale * (min(1.0, max(0.0, d)) + keyword_weight * k + timed.get(entry_id, 0.0))
 
-    ids = list(dict.fromkeys([*dense_rank, *keyword_rank]))
+    ids = list(dict.fromkeys([*dense_rank, *keyword_rank, *timed]))
     scores = {entry_id: score(entry_id) for entry_id in ids}
     ranked = sorted(ids, key=lambda i: scores[i], reverse=True)  # stable: dense order breaks ties
     return [Fused(i, scores[i], dense_rank.get(i), keyword_rank.get(i)) for i in ranked]

@@ -38,6 +38,7 @@ from memory.relevance import RelevanceFloor
 from memory.sync import IndexSync
 from memory.tokens import JIEBA
 from memory.validation import check_top_k, check_user_id
+from memory.when import window_of
 
 logger = logging.getLogger(__name__)
 NEAR_MISSES = 3
@@ -164,7 +165,8 @@ class MemoryRetriever:
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             bar = self.floor.bar(vector) if floored else None
             tick = self.db.tick_of(scope_of(user_id))
-            found = self.search.rank(vector, terms, user_id, tick, limit, bar, bridged=bridged)
+            window = window_of(parsed.latest, now) if self.config.time_windows else None
+            found = self.search.rank(vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window)
         except Exception as exc:
             self._report_degraded(exc)
             memories, misses, degraded = [], [], True

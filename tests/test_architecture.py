@@ -53,6 +53,7 @@ RANKS: list[set[str]] = [
         "bridge",
         "profile_select",
         "slots",
+        "when",
         "server.svg",
         "server.guards",
     },

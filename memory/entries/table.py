@@ -93,6 +93,16 @@ class EntryTable(WholeRows):
             grouped.setdefault(str(scope), set()).add(str(entry_id))
         return grouped
 
+    def ids_between(self, layer: Layer, scope: str, start: float, end: float, limit: int) -> list[str]:
+        """Ids of one scope's entries of a layer (its cold ones included) made in ``[start,
+        end)`` (epoch seconds), newest first, at most ``limit``."""
+        rows = self.db.query(
+            f"SELECT id FROM entries WHERE scope = ? AND {HOME} AND created_at >= ? AND created_at < ? "
+            "ORDER BY created_at DESC LIMIT ?",
+            (scope, layer.value, Layer.ARCHIVED.value, layer.value, start, end, limit),
+        )
+        return [str(r[0]) for r in rows]
+
     def of_scope(self, scope: str) -> list[tuple[str, Layer]]:
         """``(id, home layer)`` of every entry of a scope: its layer, or the one it was forgotten from."""
         rows = self.db.query("SELECT id, layer, archived_layer FROM entries WHERE scope = ?", (scope,))

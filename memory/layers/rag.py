@@ -17,10 +17,13 @@ from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, Retrieved
 from memory.scoped import POOL_LIMIT, ScopedStores, nearest
 from memory.significance import significance_at
 from memory.vectors import StoreHit
+from memory.when import Window
 
 logger = logging.getLogger(__name__)
 
 Vector = list[float]
+WINDOW_SCANNED = 500
+"""Entries of a time window a retrieval compares at most (the newest of the window)."""
 EMBED_MAX_CHARS = 2000
 """Characters of a memory embedded (the keyword index still reads all of it)."""
 
@@ -70,6 +73,18 @@ class RagLayer:
         # from here: deep recall); an id SQLite does not hold is skipped
         by_id = {e.id: e for e in self.table.by_ids(None, [h.id for h in hits]) if self.accepts(e)}
         return [self._found(by_id[h.id], h.similarity, tick) for h in hits if h.id in by_id]
+
+    def window_ranking(
+        self, vector: Vector, window: Window, depth: int, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
+        """Up to ``depth`` of a user's entries made inside ``window`` (hot or cold), nearest to
+        ``vector`` first; the newest :data:`WINDOW_SCANNED` of the window are compared."""
+        if depth <= 0 or self.shared:
+            return []
+        start, end = window.start.timestamp(), window.end.timestamp()
+        ids = self.table.ids_between(self.layer, scope_of(user_id), start, end, WINDOW_SCANNED)
+        found = self.memories_for(ids, vector, user_id, tick)
+        return sorted(found, key=lambda m: (-m.similarity, m.entry.id))[:depth]
 
     def _nearest(self, vector: Vector, depth: int, scope: str) -> list[StoreHit]:
         """HNSW search of a scope's own collection, or an exact ranking of a pooled scope's
