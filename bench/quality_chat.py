@@ -54,6 +54,7 @@ VARIANTS: dict[str, Variant] = {
     "score": ("engine, score fusion ({provider})", True, (("fusion", "score"),)),
     "quota": ("engine, seed quota mode 3+2+2 ({provider})", True, (("mode", "quota"),)),
     "no-bridge": ("engine, no bilingual keyword bridge ({provider})", True, (("bridge", False),)),
+    "no-time": ("engine, no time windows ({provider})", True, (("time_windows", False),)),
 }
 """The engine rows ``--variants`` can ask for, by name."""
 

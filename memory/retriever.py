@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -185,7 +185,7 @@ class MemoryRetriever:
                 self.config.mode, found, memories, weights=self.config.weights, count=NEAR_MISSES
             )
         facts = self._shown_facts(known, vector, words)
-        memories = self._marked(memories, known)
+        memories = slots.mark_superseded(memories, known)
         result = RetrievalResult(
             active=active,
             memories=memories,
@@ -207,20 +207,6 @@ class MemoryRetriever:
             self.sync.catch_up(self.catch_up_seconds)
         except Exception as exc:  # the backlog stays in SQLite; keywords still find it
             logger.debug("index catch-up skipped: %s", exc)
-
-    @staticmethod
-    def _marked(memories: list[RetrievedMemory], known: list[ProfileFact]) -> list[RetrievedMemory]:
-        """Memories whose slot statement a newer one replaced, marked (:mod:`memory.slots`)."""
-        current = {f.key: f.since for f in known if f.key in slots.SLOTS}
-        if not current:
-            return memories
-        stale = {
-            m.entry.id
-            for m in memories
-            if m.entry.layer != Layer.STATIC
-            and slots.superseded(m.entry.content, m.entry.created_at, current)
-        }
-        return [replace(m, superseded=True) if m.entry.id in stale else m for m in memories]
 
     def _shown_facts(
         self, known: list[ProfileFact], vector: Vector | None, words: set[str]
@@ -263,7 +249,11 @@ class MemoryRetriever:
         to the vector; translated, they would add mostly noise)."""
         if not self._bridging():
             return set()
-        return shared_bridge(self.cache_dir).expand(self.keywords.terms(query.latest))
+        try:
+            return shared_bridge(self.cache_dir).expand(self.keywords.terms(query.latest))
+        except Exception as exc:  # no dictionary: the query's own words still match
+            logger.warning("keyword bridge unavailable (%s); matching the query's own words", exc)
+            return set()
 
     def _report_degraded(self, error: Exception) -> None:
         if isinstance(error, StoreUnavailableError):

@@ -12,7 +12,11 @@ about the speaker: the rules want "我" / "I" / "my" beside the slot's words.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
+
+from memory.model import Layer, ProfileFact, RetrievedMemory
 
 SLOTS = ("home", "job", "car", "phone", "partner", "school", "diet")
 """The slots, in the order their rules are tried."""
@@ -114,6 +118,19 @@ def said_in(content: str) -> str:
         return rest
     label, colon, rest = first.partition(": ")
     return rest if colon and len(label) <= 16 else first
+
+
+def mark_superseded(
+    memories: Sequence[RetrievedMemory], known: Sequence[ProfileFact]
+) -> list[RetrievedMemory]:
+    """The memories, those whose statement set a slot whose current fact (in ``known``) was set
+    later marked :attr:`~memory.model.RetrievedMemory.superseded` (persona memories never)."""
+    current = {f.key: f.since for f in known if f.key in SLOTS}
+
+    def stale(m: RetrievedMemory) -> bool:
+        return m.entry.layer != Layer.STATIC and superseded(m.entry.content, m.entry.created_at, current)
+
+    return [replace(m, superseded=True) if current and stale(m) else m for m in memories]
 
 
 def superseded(content: str, created: datetime, current: dict[str, datetime]) -> bool:

