@@ -229,7 +229,7 @@ class StoreConfig(Section):
     ssl: Bool = Field(False, description="http mode: use https")
     headers: dict[str, str] = Field(default_factory=dict, description="http mode: extra headers")
     sqlite_synchronous: str = Field("NORMAL", pattern="(?i)^(normal|full|extra)$", description="SQLite sync")
-    hnsw_ef_search: Int = Field(200, ge=2, description="HNSW search breadth")
+    hnsw_ef_search: Int = Field(200, ge=2, le=100_000, description="HNSW search breadth")
     hnsw_ef_construction: Int = Field(200, ge=2, description="HNSW build breadth")
     hnsw_max_neighbors: Int = Field(32, ge=2, description="HNSW links per node")
     call_timeout_seconds: Float = Field(10.0, gt=0, description="longest wait for one vector index call")

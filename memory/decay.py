@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from memory.db import Database
 from memory.layers.decaying import DecayingLayer
 from memory.layers.temporary import TemporaryLayer
-from memory.model import RetrievedMemory, scope_of
+from memory.model import Layer, RetrievedMemory, scope_of
 
 
 class DecayTick:
@@ -26,6 +26,9 @@ class DecayTick:
     def apply(self, user_id: str | None, memories: Sequence[RetrievedMemory]) -> int:
         """Apply one tick for ``user_id``; returns how many entries changed tier (both ways)."""
         scope = scope_of(user_id)
+        decaying = {layer.layer for layer in self.decaying}
+        if not any(m.entry.layer in decaying for m in memories) and not self._holds_any(scope):
+            return 0  # nothing to decay: a read of a user never seen writes nothing (creates no user)
         moved = 0
         # a tick lost with the server is a recall that counts a little less: no acknowledgement
         with self.db.transaction(durable=False) as conn:
@@ -35,6 +38,10 @@ class DecayTick:
                 layer.recall(conn, scope, tick, [m.entry.id for m in mine if not m.revived])
                 moved += layer.revive(conn, scope, tick, [m.entry.id for m in mine if m.revived])
             return moved + self.temporary.forget_due(conn, scope, tick)
+
+    def _holds_any(self, scope: str) -> bool:
+        table = self.temporary.table
+        return any(table.exists(layer, scope) for layer in (Layer.TEMPORARY, Layer.SUMMARY, Layer.ARCHIVED))
 
     def restore(self, entry_id: str) -> bool:
         """Revive one cold memory now, at its scope's current tick; False if it is not cold."""

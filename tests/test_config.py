@@ -68,6 +68,8 @@ def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         ("summary", "cleanup_ratio", 2.0),
         ("retrieval", "mode", "fuzzy"),
         ("retrieval", "top_k", 0),
+        ("retrieval", "profile_chars", -1),
+        ("store", "hnsw_ef_search", 10**12),
     ],
 )
 def test_absurd_values_raise_config_error_naming_the_field(section: str, field: str, value: object) -> None:

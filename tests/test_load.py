@@ -75,7 +75,10 @@ def test_four_workers_one_killed_lose_nothing_and_summarise_nothing_twice(
         ]
         for worker in workers:
             worker.wait_ready(timeout=120)
-        time.sleep(random.Random(7).uniform(2.0, 4.0))
+        started = time.monotonic()  # kill the first worker mid-run, once it has done some work
+        while len(workers[0].acked) < 5 and time.monotonic() - started < 60:
+            time.sleep(0.05)
+        time.sleep(random.Random(7).uniform(0.5, 1.5))
         os.kill(workers[0].process.pid, signal.SIGKILL)
         for worker in workers:
             worker.process.wait(timeout=180)

@@ -257,3 +257,13 @@ def test_two_configs_with_different_folders_share_nothing(tmp_path, config) -> N
     finally:
         first.close()
         second.close()
+
+
+def test_a_read_of_a_user_never_seen_creates_no_user(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["我养了一只橘猫"], user_id="alice")
+    before = manager.debug_state()["users_count"]
+    for _ in range(3):
+        manager.retrieve("我养了什么？", user_id="stranger@example.com")
+    assert manager.debug_state()["users_count"] == before
+    assert "stranger@example.com" not in str(manager.debug_state())
