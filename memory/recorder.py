@@ -138,7 +138,8 @@ class Recorder:
 
     def remember(self, text: object, *, user_id: object, key: object, pinned: object) -> str:
         """Store an explicit fact: a profile fact when it has a key, else a memory (pinned: never
-        decays). Every argument is validated before anything is written; returns the new id."""
+        decays). The same text told again refreshes the memory told before (same id). Every
+        argument is validated before anything is written; returns the memory's id."""
         value = clean_text("text", text, self.config.max_text_chars)
         user = check_user_id(user_id)
         fact_key = check_key(key)
@@ -158,9 +159,11 @@ class Recorder:
             pinned=pinned,
         )
         with self.db.transaction() as conn:
-            self.temporary.add(conn, entry)
+            known = self.temporary.refresh(conn, entry)  # told again: no second copy
+            if known is None:
+                self.temporary.add(conn, entry)
         self.sync.notify()
-        return entry.id
+        return known or entry.id
 
     def put_item(self, user_id: str, key: str, text: str, item: str) -> str:
         """Store the memory a store key names, or replace its text (same id, re-indexed); pinned

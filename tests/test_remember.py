@@ -40,6 +40,23 @@ def test_an_unpinned_memory_starts_significant_and_decays(make_manager, config) 
     assert manager.inspector.entry(remembered).layer == Layer.ARCHIVED  # type: ignore[union-attr]
 
 
+def test_the_same_text_told_again_refreshes_the_memory_told_before(make_manager, config) -> None:
+    manager = make_manager(_forgetful(config))
+    first = manager.remember("下周三要去看牙医", user_id="u1", pinned=False)
+    assert manager.remember("下周三要去看牙医", user_id="u1", pinned=False) == first  # one memory
+    fill(manager, ["今天吃了火锅", "最后"], user_id="u1")
+    for _ in range(4):
+        manager.retrieve("火锅好吃吗", user_id="u1")
+    assert manager.inspector.entry(first).layer == Layer.ARCHIVED  # type: ignore[union-attr]
+    assert manager.remember("下周三要去看牙医", user_id="u1", pinned=True) == first  # back, pinned
+    entry = manager.inspector.entry(first)
+    assert entry is not None and entry.layer == Layer.TEMPORARY and entry.pinned
+    assert manager.inspector.significance(first) == 1.0
+    told = [e for layer in (Layer.TEMPORARY, Layer.ARCHIVED) for e in manager.inspector.entries(layer, "u1")]
+    assert [e.id for e in told if "牙医" in e.content] == [first]
+    assert manager.remember("下周三要去看牙医", user_id="u2") != first  # another user's is their own
+
+
 def test_a_new_value_for_a_key_supersedes_the_old(make_manager) -> None:
     manager = make_manager()
     manager.remember("上海", user_id="u1", key="home_city")

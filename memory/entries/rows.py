@@ -43,6 +43,24 @@ class WholeRows(DerivedStates):
             self.keywords(conn, [(str(r["id"]), str(r["scope"]), r["note"], str(r["content"])) for r in rows])  # type: ignore[misc]
 
     @staticmethod
+    def told_before(
+        conn: Connection, layer: Layer, scope: str, content: str, source: str
+    ) -> tuple[str, bool, bool] | None:
+        """``(id, cold, pinned)`` of a scope's entry of ``layer`` (or forgotten from it) with this
+        exact text and source: what ``remember`` refreshes rather than stores twice."""
+        row = conn.execute(
+            "SELECT id, layer, pinned FROM entries WHERE scope = ? AND content = ? AND source = ? "
+            "AND (layer = ? OR (layer = ? AND archived_layer = ?)) ORDER BY seq DESC LIMIT 1",
+            (scope, content, source, layer.value, Layer.ARCHIVED.value, layer.value),
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]) == Layer.ARCHIVED.value, bool(row[2]))
+
+    @staticmethod
+    def set_pinned(conn: Connection, entry_id: str) -> None:
+        """Pin an entry: it never decays from now on."""
+        conn.execute("UPDATE entries SET pinned = 1, forget_at = NULL WHERE id = ?", (entry_id,))
+
+    @staticmethod
     def id_of_key(conn: Connection, scope: str, key: str) -> str | None:
         """The id of the entry a store key names inside a write: its keyed entry, else the entry of
         that id (a store lists memories without a key by their id)."""

@@ -75,6 +75,24 @@ class TemporaryLayer(DecayingLayer):
             forget_at = forget_tick(1.0, tick, self.decay_coefficient, self.threshold)
             self.table.set_significance(conn, [(entry.id, 1.0, tick, forget_at)])
 
+    def refresh(self, conn: Connection, entry: MemoryEntry) -> str | None:
+        """Told again: the memory with the same text (hot or cold) is fully significant again, and
+        pinned if ``entry`` is; returns its id (None: nothing told before, nothing changed)."""
+        scope = scope_of(entry.user_id)
+        found = self.table.told_before(conn, self.layer, scope, entry.content, entry.source or "")
+        if found is None:
+            return None
+        entry_id, cold, was_pinned = found
+        tick = Database.tick_in(conn, scope)
+        pinned = entry.pinned or was_pinned
+        forget_at = None if pinned else forget_tick(1.0, tick, self.decay_coefficient, self.threshold)
+        if cold:
+            self.table.revive(conn, self.layer, [(entry_id, 1.0, tick, forget_at)])
+        self.table.set_significance(conn, [(entry_id, 1.0, tick, forget_at)])
+        if pinned:
+            self.table.set_pinned(conn, entry_id)
+        return entry_id
+
     def forget_due(self, conn: Connection, scope: str, tick: int) -> int:
         """Archive every entry of ``scope`` whose forget tick has come; returns how many."""
         due = self.table.due(conn, self.layer, scope, tick)
