@@ -9,16 +9,14 @@ headwords glossed by it alone, the most common first by jieba's word frequencies
 家乡, daughter -> 女儿). The words found join the query's keyword terms; the memory's own words
 decide by bm25, and words common in the user's memories are dropped as any query word is.
 
-The dictionary (122,000 entries) is read once per process, on first use, in about a second.
+The dictionary (122,000 entries) is read once per process, on a background thread when an engine
+opens, in about a second.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import importlib.util
-import json
-import os
 import re
 import threading
 from collections import defaultdict
@@ -159,60 +157,24 @@ def _lemmas(word: str) -> list[str]:
     return forms
 
 
-CACHE_FILE = "cedict-bridge.json"
-CACHE_VERSION = 1
-
 _shared: Bridge | None = None
 _shared_lock = threading.Lock()
 
 
-def shared_bridge(cache_dir: Path | None = None) -> Bridge:
-    """The process's bridge, built on first use (a second process reads the tables it cached in
-    ``cache_dir``, the data folder, in a fraction of the time)."""
+def shared_bridge() -> Bridge:
+    """The process's bridge, built on first use (about 1.3 s; nothing is written to disk, so no
+    file of the data folder holds dictionary words an erasure scan would mistake for a user's)."""
     global _shared
     if _shared is None:
         with _shared_lock:
             if _shared is None:
-                _shared = _cached(cache_dir) or _built(cache_dir)
+                _shared = Bridge(_jieba_frequency())
     return _shared
 
 
-def preload(cache_dir: Path | None) -> None:
-    """Build or read the bridge on a background thread, so the first retrieval does not wait."""
-    name = "persona-memory-bridge"
-    threading.Thread(target=shared_bridge, args=(cache_dir,), name=name, daemon=True).start()
-
-
-def _source_stamp() -> str:
-    stat = _data_file().stat()
-    return f"{CACHE_VERSION}:{stat.st_size}:{stat.st_mtime_ns}"
-
-
-def _cached(cache_dir: Path | None) -> Bridge | None:
-    if cache_dir is None:
-        return None
-    try:
-        data = json.loads((cache_dir / CACHE_FILE).read_text(encoding="utf-8"))
-        if data["stamp"] != _source_stamp():
-            return None
-        bridge = Bridge.__new__(Bridge)
-        bridge._to_english = {k: tuple(v) for k, v in data["to_english"].items()}
-        bridge._to_chinese = {k: tuple(v) for k, v in data["to_chinese"].items()}
-        return bridge
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # missing, stale or damaged: rebuilt from the dictionary
-
-
-def _built(cache_dir: Path | None) -> Bridge:
-    bridge = Bridge(_jieba_frequency())
-    if cache_dir is not None:
-        tables = {"to_english": bridge._to_english, "to_chinese": bridge._to_chinese}
-        payload = {"stamp": _source_stamp(), **tables}
-        with contextlib.suppress(OSError):  # a read-only folder: the next process builds it again
-            temporary = cache_dir / f".{CACHE_FILE}.{os.getpid()}.tmp"
-            temporary.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
-            os.replace(temporary, cache_dir / CACHE_FILE)
-    return bridge
+def preload() -> None:
+    """Build the bridge on a background thread, so the first retrieval does not wait for it."""
+    threading.Thread(target=shared_bridge, name="persona-memory-bridge", daemon=True).start()
 
 
 def _jieba_frequency() -> dict[str, int]:

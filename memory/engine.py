@@ -199,7 +199,6 @@ def _wire(
         now=now,
         max_text_chars=config.max_text_chars,
         ranker=pg_keyword.search if keywords is pg_keyword else None,
-        cache_dir=data_dir,
     )
     recorder = Recorder(
         db=db,

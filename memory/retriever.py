@@ -13,7 +13,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -94,10 +93,8 @@ class MemoryRetriever:
         now: Callable[[], datetime],
         max_text_chars: int,
         ranker: keyword.Ranker | None = None,
-        cache_dir: Path | None = None,
     ) -> None:
         self.db = db
-        self.cache_dir = cache_dir
         self.active = active
         self.layers = layers
         self.config = config
@@ -116,7 +113,7 @@ class MemoryRetriever:
         self.floor = RelevanceFloor(embeddings, config.floor_margin)
         self.facts = ProfileSelector(embeddings, config.profile_chars, config.profile_budget)
         if self._bridging():
-            preload(cache_dir)
+            preload()
         self._degraded = False
 
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
@@ -250,7 +247,7 @@ class MemoryRetriever:
         if not self._bridging():
             return set()
         try:
-            return shared_bridge(self.cache_dir).expand(self.keywords.terms(query.latest))
+            return shared_bridge().expand(self.keywords.terms(query.latest))
         except Exception as exc:  # no dictionary: the query's own words still match
             logger.warning("keyword bridge unavailable (%s); matching the query's own words", exc)
             return set()

@@ -165,6 +165,11 @@ class SqliteDatabase(Database):
         file's freed pages are already zeroed, ``secure_delete``)."""
         with self._lock:
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try:  # rewrites every page: no erased bytes left in the unused space of live pages
+                self._conn.execute("VACUUM")
+            except sqlite3.OperationalError as exc:  # a reader holds the file: the next scrub does it
+                logging.getLogger(__name__).warning("VACUUM after an erase deferred (%s)", exc)
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def writable(self) -> bool:
         """Whether the file may be written (a read-only folder or file says no)."""

@@ -52,6 +52,24 @@ async def test_forget_user_leaves_no_byte_of_their_text_and_keeps_everyone_else(
     assert "可乐" in active + rag and "周末去爬山" in active
 
 
+@pytest.mark.parametrize("flush_first", [True, False])
+def test_short_messages_erased_leave_no_fragment_in_any_page(make_manager, config, flush_first: bool) -> None:
+    """One-word messages, indexed and searched before the erase: no byte of them stays, even in
+    the unused space of the record's live pages (the shipped persona: its memories shape the pages
+    as in the report that found fragments)."""
+    config.personas_dir = str(Path(__file__).parents[1] / "personas")
+    manager = make_manager(config)
+    for i in range(30):  # the shape of the report that found fragments ("zebrafish" then a number)
+        manager.record_interaction_sync(f"zebrafish{i}", "好的", user_id="alice")
+        manager.record_interaction_sync(f"普通聊天{i}", "嗯嗯", user_id="bob")
+    manager.retrieve("zebrafish", user_id="alice")
+    if flush_first:
+        manager.flush()
+    manager.forget_user("alice")
+    manager.close()
+    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], b"zebrafish") == []
+
+
 def test_forget_user_needs_a_user(make_manager) -> None:
     manager = make_manager()
     with pytest.raises(InvalidInputError, match="user_id"):
