@@ -19,7 +19,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import Runnable
 
 from memory import entries as entry_table
-from memory import journal, keyword, pg_keyword
+from memory import journal, keyword, pg_keyword, tombstones
 from memory import profile as profile_table
 from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
@@ -50,6 +50,7 @@ from memory.store import ChromaBackend
 from memory.summarizer import Summarizer, load_model_factory
 from memory.sync import IndexSync
 from memory.tokens import JIEBA
+from memory.tombstones import Tombstones
 
 Job = Callable[[], Awaitable[object]]
 
@@ -127,7 +128,7 @@ def open_engine(
 
 def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Database, ModuleType]:
     """The system of record (SQLite file or Postgres schema) and its keyword index module."""
-    installers = (journal.install, entry_table.install, profile_table.install)
+    installers = (journal.install, entry_table.install, profile_table.install, tombstones.install)
     tokenizer, jieba_cache = config.retrieval.keyword_tokenizer, data_dir
     if config.store.record == RecordKind.POSTGRES:
         dsn = config.store.postgres_dsn.get_secret_value()
@@ -228,6 +229,8 @@ def _wire(
     )
     static.load()
     sync.repair()
+    eraser = Eraser(db, table, rag_layers, sync, purge=keywords.purge, tombstones=Tombstones(db))
+    eraser.finish_unfinished()
     sync.start_worker()
     return Engine(
         config=config,
@@ -251,5 +254,5 @@ def _wire(
         recorder=recorder,
         jobs=summary_jobs,
         scheduler=scheduler,
-        eraser=Eraser(db, table, rag_layers, sync, purge=keywords.purge),
+        eraser=eraser,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from memory.db import Connection, Database
 from memory.entries import EntryTable
@@ -22,6 +23,7 @@ from memory.layers.rag import RagLayer
 from memory.model import Layer, scope_of, user_of
 from memory.profile import ProfileTable
 from memory.sync import IndexSync
+from memory.tombstones import Tombstones
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +42,9 @@ class Eraser:
         layers: dict[Layer, RagLayer],
         sync: IndexSync,
         purge: Callable[[Connection], None],
+        tombstones: Tombstones,
     ) -> None:
+        self.tombstones = tombstones
         self.db = db
         self.table = table
         self.layers = layers
@@ -85,6 +89,7 @@ class Eraser:
             ProfileTable.erase_scope(conn, scope)
             Database.erase_clock(conn, scope)
             self.purge(conn)
+            digest = self.tombstones.add(conn, scope, datetime.now(UTC))  # finished at start if cut
         owner = user_of(scope)
         self.sync.erase_archived(lambda record: record.user_id == owner)
         for layer, rag in self.layers.items():
@@ -95,4 +100,19 @@ class Eraser:
                 except StoreUnavailableError as exc:
                     logger.warning("vectors of an erased user stay until the next start: %s", exc)
         self.db.scrub()
+        self.tombstones.finish(digest)
         return erased
+
+    def finish_unfinished(self) -> int:
+        """Finish the erases a crash cut short (at start, after the index repair has dropped the
+        vectors the record no longer holds): the archive file loses their users' records, the
+        file is scrubbed. Returns how many erases were finished."""
+        pending = self.tombstones.unfinished()
+        if not pending:
+            return 0
+        self.sync.erase_archived(lambda record: self.tombstones.digest(scope_of(record.user_id)) in pending)
+        self.db.scrub()
+        for digest in pending:
+            self.tombstones.finish(digest)
+        logger.warning("finished %d erase(s) a crash had cut short", len(pending))
+        return len(pending)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import shutil
 import sqlite3
@@ -17,6 +18,8 @@ from pathlib import Path
 
 from memory.db import Connection, Cursor, Database, Installer
 from memory.errors import StorageFullError, StoreError, StoreLockedError
+
+logger = logging.getLogger(__name__)
 
 
 class SqliteConnection:
@@ -168,7 +171,7 @@ class SqliteDatabase(Database):
             try:  # rewrites every page: no erased bytes left in the unused space of live pages
                 self._conn.execute("VACUUM")
             except sqlite3.OperationalError as exc:  # a reader holds the file: the next scrub does it
-                logging.getLogger(__name__).warning("VACUUM after an erase deferred (%s)", exc)
+                logger.warning("VACUUM after an erase deferred (%s)", exc)
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def writable(self) -> bool:

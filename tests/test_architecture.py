@@ -60,7 +60,7 @@ RANKS: list[set[str]] = [
     {"server.page"},
     {"config_sections"},
     {"config", "db", "sqlite", "keyword", "importer", "extractive"},
-    {"profile", "postgres", "pg_keyword"},
+    {"profile", "postgres", "pg_keyword", "tombstones"},
     {"embeddings", "store", "journal", "entries.schema", "summarizer", "ranking"},
     {"entries.states"},
     {"entries.rows"},

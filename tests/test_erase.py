@@ -96,3 +96,35 @@ def test_forget_erases_one_memory_and_only_for_its_owner(make_manager, config: M
     static = again.inspector.entries(again.inspector.entry(last).layer.STATIC)[0].id
     with pytest.raises(InvalidInputError, match="persona"):
         again.forget(static)
+
+
+def test_an_erase_cut_short_after_the_record_is_finished_at_the_next_start(
+    make_manager, config: MemoryConfig, monkeypatch
+) -> None:
+    """The process dies after the record's transaction (here: the archive rewrite fails as a kill
+    would stop it): the next start finds the tombstone and clears the archive file too."""
+    config.active.capacity = 1
+    config.temporary.decay_coefficient = 0.5
+    config.retrieval.top_k = 1  # the retrievals below boost one memory; the rest go cold
+    manager = make_manager(config)
+    fill(manager, [f"{MARKER}{i}号秘密" for i in range(6)], user_id="alice")
+    fill(manager, ["我家的柯基叫可乐"], user_id="bob")
+    for _ in range(6):
+        manager.retrieve("今天天气怎么样", user_id="alice")
+    manager.flush()
+    archive = Path(config.archive_dir)
+    assert _files_holding([archive], MARKER.encode()), "the test needs alice's records in the archive"
+
+    def killed(*_: object) -> int:
+        raise OSError("killed here")
+
+    monkeypatch.setattr(manager._engine.sync, "erase_archived", killed)
+    with pytest.raises(OSError):
+        manager.forget_user("alice")
+    manager.close()
+    assert _files_holding([archive], MARKER.encode()), "the crash left the archive as it was"
+
+    reopened = make_manager(config)
+    assert _files_holding([Path(config.data_dir), archive], MARKER.encode()) == []
+    assert all(record.user_id != "alice" for record in reopened.inspector.archived())
+    assert "可乐" in "".join(reopened.retrieve("我家的狗叫什么", user_id="bob"))
