@@ -48,6 +48,14 @@ def keyword_trust(terms: int, fully_trusted: int) -> float:
     return 1.0 if terms <= fully_trusted else math.sqrt(fully_trusted / terms)
 
 
+def _dated(memory: RetrievedMemory, window: Window) -> RetrievedMemory:
+    """A user's memory made in the window the query names, raised above every other time."""
+    entry = memory.entry
+    if entry.layer in DEEP_LAYERS and window.holds(entry.created_at):
+        return replace(memory, score=memory.score + IN_WINDOW)
+    return memory
+
+
 def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
     matched = memory.keyword_rank is not None
     # similarity 0.0 is a keyword hit not embedded yet (an index backlog): keywords vouch for it
@@ -213,9 +221,7 @@ class CandidateSearch:
         ]
         adjusted = self._adjusted(memories, bonuses=True)
         if window is not None:  # the question names a time: what happened then comes first
-            then = {m.entry.id for m in adjusted if window.holds(m.entry.created_at)}
-            adjusted = [replace(m, score=m.score + IN_WINDOW) if m.entry.id in then else m for m in adjusted]
-            adjusted.sort(key=lambda m: -m.score)
+            adjusted = sorted((_dated(m, window) for m in adjusted), key=lambda m: -m.score)
         found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
         for memory in adjusted:
             found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))
