@@ -248,3 +248,11 @@ class ServerConfig(Section):
     api_key: SecretStr = Field(SecretStr(""), description="required on every route when set")
     max_body_bytes: Int = Field(1_048_576, ge=1024, description="larger request bodies get 413")
     recent_retrievals: Int = Field(20, ge=0, description="retrievals per user the inspector shows")
+
+    @field_validator("api_key")
+    @classmethod
+    def _key_not_blank(cls, value: SecretStr) -> SecretStr:
+        key = value.get_secret_value()
+        if key and (not key.strip() or key != key.strip()):
+            raise ValueError("must not be blank or start or end with spaces (empty: no key)")
+        return value

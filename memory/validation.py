@@ -37,16 +37,27 @@ def clean_text(argument: str, value: object, max_chars: int) -> str:
     return cleaned
 
 
+MAX_USER_ID_CHARS = 256
+"""The longest user id (an e-mail address is at most 254 characters)."""
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories a user id may not hold: control, format (zero-width spaces, direction
+marks), surrogate, private-use and unassigned characters, line and paragraph separators: an id
+holding one would display as another user's."""
+
+
 def check_user_id(value: object) -> str | None:
-    """``None`` or a non-empty str without control characters, stripped and NFC-normalised
-    (the composed and decomposed spellings of one name are one user)."""
+    """``None`` or a non-empty str of at most :data:`MAX_USER_ID_CHARS` visible characters,
+    stripped and NFC-normalised (the composed and decomposed spellings of one name are one user)."""
     if value is None:
         return None
     if not isinstance(value, str):
         raise InputTypeError("user_id", "a str or None", value)
-    if not value.strip() or _CONTROL.search(value) or _SURROGATE.search(value):
-        raise InvalidInputError("user_id", "must be a non-empty printable string or None")
-    return unicodedata.normalize("NFC", value.strip())
+    user_id = unicodedata.normalize("NFC", value.strip()) if not _SURROGATE.search(value) else ""
+    if not user_id or any(unicodedata.category(c) in _INVISIBLE for c in user_id):
+        raise InvalidInputError("user_id", "must be a non-empty string of visible characters, or None")
+    if len(user_id) > MAX_USER_ID_CHARS:
+        raise InvalidInputError("user_id", f"is {len(user_id)} characters; the limit is {MAX_USER_ID_CHARS}")
+    return user_id
 
 
 _KEY = re.compile(r"^[\w.-]{1,64}$")

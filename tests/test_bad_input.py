@@ -140,3 +140,20 @@ def test_random_unicode_round_trips_through_record_restart_retrieve(config) -> N
         again.retrieve("随便问问")
     finally:
         again.close()
+
+
+@pytest.mark.parametrize(
+    "user_id",
+    ["a" * 257, "x" * 10_000, "alice\u200b", "\u200balice", "ali\u202ece", "bo\nb", "bo\u2028b", "\ue000"],
+)
+def test_a_user_id_too_long_or_with_invisible_characters_is_refused(make_manager, user_id: str) -> None:
+    """An id that displays as another user's (a zero-width space, a direction mark) or runs to
+    pages is refused by name, and nothing is written."""
+    manager = make_manager()
+    with pytest.raises(InvalidInputError, match="user_id"):
+        manager.record_interaction_sync("你好", "你好呀", user_id=user_id)
+    with pytest.raises(InvalidInputError, match="user_id"):
+        manager.retrieve("你好", user_id=user_id)
+    assert manager.debug_state()["interactions_recorded"] == 0
+    assert manager.record_interaction_sync("你好", "你好呀", user_id="a" * 256)  # the longest allowed
+    assert manager.record_interaction_sync("你好", "你好呀", user_id="林远 Lin-Yuan@example.com")

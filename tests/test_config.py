@@ -70,6 +70,8 @@ def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         ("retrieval", "top_k", 0),
         ("retrieval", "profile_chars", -1),
         ("store", "hnsw_ef_search", 10**12),
+        ("server", "api_key", "   "),
+        ("server", "api_key", " secret "),
     ],
 )
 def test_absurd_values_raise_config_error_naming_the_field(section: str, field: str, value: object) -> None:

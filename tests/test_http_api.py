@@ -78,6 +78,8 @@ def test_bad_input_is_a_422_naming_the_field_and_writes_nothing(served) -> None:
         "missing field": {"user_id": "u1", "user_input": "hi"},
         "unknown field": {"user_id": "u1", "user_input": "hi", "response": "嗯", "mood": "happy"},
         "control character": {"user_id": "u\x00", "user_input": "hi", "response": "嗯"},
+        "zero-width space": {"user_id": "u1\u200b", "user_input": "hi", "response": "嗯"},
+        "a page of an id": {"user_id": "u" * 10_000, "user_input": "hi", "response": "嗯"},
     }
     named = {
         "empty text": "user_input",
@@ -85,6 +87,8 @@ def test_bad_input_is_a_422_naming_the_field_and_writes_nothing(served) -> None:
         "missing field": "response",
         "unknown field": "mood",
         "control character": "user_id",
+        "zero-width space": "user_id",
+        "a page of an id": "user_id",
     }
     for case, body in refused.items():
         answer = client.post(f"{V1}/interactions", json=body)
@@ -139,11 +143,16 @@ def test_with_an_api_key_every_route_needs_it(config: MemoryConfig) -> None:
             for headers in ({}, {"Authorization": "Bearer wrong"}, {"X-API-Key": KEY[:-1]}):
                 answer = client.request(method, path, json=body, headers=headers)
                 assert answer.status_code == 401, (method, path, headers)
+                assert answer.headers["x-frame-options"] == "DENY"  # no page may be framed
+                assert answer.headers["content-security-policy"] == "frame-ancestors 'none'"
         good = {"Authorization": f"Bearer {KEY}".encode()}
         answer = client.post(f"{V1}/interactions", json=routes[2][2], headers=good)
         assert answer.status_code == 201
         state = client.get(f"{V1}/state", headers={"X-API-Key": KEY.encode()}).json()
         assert state["interactions_recorded"] == 1  # the refused POSTs wrote nothing
+        page = client.get("/inspect", headers={"X-API-Key": KEY})
+        assert page.status_code == 200 and page.headers["x-frame-options"] == "DENY"
+        assert page.headers["content-security-policy"] == "frame-ancestors 'none'"
 
 
 def test_forget_and_erase_stay_within_the_user(served) -> None:

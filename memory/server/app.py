@@ -30,7 +30,7 @@ from memory.errors import (
     StoreError,
 )
 from memory.server import mcp_tools, page
-from memory.server.guards import KEY_COOKIE, CapBody, RequireKey
+from memory.server.guards import KEY_COOKIE, CapBody, NoFraming, RequireKey
 from memory.server.service import MemoryService
 from memory.state import SHARED_LABEL
 
@@ -196,6 +196,7 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         app.mount(f"/v1/personas/{persona_id}", mcp_app)
     app.add_middleware(CapBody, limit=config.max_body_bytes)
     app.add_middleware(RequireKey, key=config.api_key.get_secret_value())
+    app.add_middleware(NoFraming)  # outermost: refusals carry the headers too
     if bind in LOOPBACK:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]", "::1"])
     return app

@@ -1,4 +1,4 @@
-"""The server's gates, as plain ASGI middleware: the API key, and the request body cap.
+"""The server's gates, as plain ASGI middleware: the API key, the request body cap, no framing.
 
 Both refuse before any route runs, so a refused request writes nothing. The key is compared in
 constant time (:func:`hmac.compare_digest`); it may come as ``Authorization: Bearer <key>``,
@@ -130,3 +130,29 @@ class CapBody:
             return chunks.pop(0) if chunks else await receive()
 
         await self.app(scope, replay, send)
+
+
+FRAMING_HEADERS = ((b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"))
+"""On every response: no page of the server may be framed (a same-site page could otherwise
+frame the inspector and lure clicks onto its buttons)."""
+
+
+class NoFraming:
+    """Adds :data:`FRAMING_HEADERS` to every HTTP response (refusals included)."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def framed(message: Message) -> None:
+            if message.get("type") == "http.response.start":
+                names = {bytes(name).lower() for name, _ in message.get("headers", ())}
+                extra = [(name, value) for name, value in FRAMING_HEADERS if name not in names]
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        await self.app(scope, receive, framed)
