@@ -232,3 +232,22 @@ def test_make_serve_starts_and_sigterm_flushes_before_exit(config: MemoryConfig,
         assert all(manager.inspector.interaction(i) for i in ids)
         assert manager.inspector.pending_index() == 0  # flushed before exit
         assert len(manager.inspector.entries(Layer.TEMPORARY, "u1")) == 4
+
+
+def test_the_key_in_a_query_string_never_reaches_the_access_log(served) -> None:
+    """The README's login link (``/inspect?key=...``) is logged without its query string."""
+    import logging
+
+    from memory.server.app import NoQueryStrings
+
+    client, _ = served
+    client.get("/v1/personas")  # the app is up: its lifespan has installed the filter
+    access = logging.getLogger("uvicorn.access")
+    assert any(isinstance(f, NoQueryStrings) for f in access.filters)
+    line = logging.LogRecord(
+        "uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5555", "GET", f"/inspect?key={KEY}", "1.1", 303), None,
+    )  # fmt: skip
+    for kept in access.filters:
+        kept.filter(line) if isinstance(kept, logging.Filter) else kept(line)
+    assert KEY not in line.getMessage() and "/inspect" in line.getMessage()

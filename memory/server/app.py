@@ -9,6 +9,7 @@ them and flushes. ``serve(...)`` runs it with uvicorn (``python -m memory serve`
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any
@@ -79,6 +80,24 @@ def _status(error: MemoryEngineError) -> int:
     return 500
 
 
+class NoQueryStrings(logging.Filter):
+    """Drops the query string from uvicorn's access log lines: a ``?key=`` there would put the
+    API key into every log that keeps them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
+        return True
+
+
+def redact_access_log() -> None:
+    """Install :class:`NoQueryStrings` on uvicorn's access logger (once)."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, NoQueryStrings) for f in access.filters):
+        access.addFilter(NoQueryStrings())
+
+
 def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
     """The ASGI app over a :class:`MemoryService` (which the app's lifespan starts and stops).
 
@@ -92,6 +111,7 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        redact_access_log()  # uvicorn has set up its loggers by now
         async with contextlib.AsyncExitStack() as stack:
             for server in mcp_servers.values():
                 await stack.enter_async_context(server.session_manager.run())
