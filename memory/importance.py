@@ -98,9 +98,15 @@ def importance(text: str) -> float:
     return max(0.0, min(1.0, max(score, BASE if matched else 0.0)))
 
 
-def user_importance(rendered: str) -> float:
-    """The importance of an interaction as stored (``用户：...\\npersona：...``): its first line,
-    what the user said, weighs; the persona's reply only adds noise."""
+def said_in(rendered: str) -> str:
+    """What the user said in an interaction as stored (``用户：...\\npersona：...``): its first
+    line, the speaker's label taken off."""
     first = rendered.split("\n", 1)[0]
     _, separator, said = first.partition("：") if "：" in first else first.partition(": ")
-    return importance(said if separator else first)
+    return said if separator else first
+
+
+def user_importance(rendered: str) -> float:
+    """The importance of an interaction as stored: what the user said weighs; the persona's reply
+    only adds noise."""
+    return importance(said_in(rendered))

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from memory.importance import said_in
 from memory.model import Layer, ProfileFact, RetrievedMemory
 
 SLOTS = ("home", "job", "car", "phone", "partner", "school", "diet")
@@ -107,17 +108,6 @@ def value_of(text: str) -> str:
         return statement
     first = re.split(r"(?<=[。！!.])\s*", statement, maxsplit=1)[0]
     return first if len(first) <= MAX_VALUE_CHARS else statement[: MAX_VALUE_CHARS - 1] + "…"
-
-
-def said_in(content: str) -> str:
-    """The user's words of a rendered interaction ("用户：...\\n花音：..."): its first line, the
-    speaker's label taken off."""
-    first = content.split("\n", 1)[0]
-    label, colon, rest = first.partition("：")
-    if colon and len(label) <= 16:
-        return rest
-    label, colon, rest = first.partition(": ")
-    return rest if colon and len(label) <= 16 else first
 
 
 def mark_superseded(
