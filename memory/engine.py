@@ -19,7 +19,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import Runnable
 
 from memory import entries as entry_table
-from memory import journal, keyword, pg_keyword, tombstones
+from memory import fts, journal, keyword, pg_keyword, tombstones
 from memory import profile as profile_table
 from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
@@ -140,7 +140,7 @@ def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Dat
 
         install = functools.partial(pg_keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
         return PostgresDatabase(dsn, f"persona_{persona.id}", installers=(*installers, install)), pg_keyword
-    install = functools.partial(keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
+    install = functools.partial(fts.install, tokenizer=tokenizer, cache_dir=jieba_cache)
     database = SqliteDatabase(
         data_dir / f"{persona.id}.sqlite3",
         synchronous=config.store.sqlite_synchronous,
@@ -229,7 +229,8 @@ def _wire(
     )
     static.load()
     sync.repair()
-    eraser = Eraser(db, table, rag_layers, sync, purge=keywords.purge, tombstones=Tombstones(db))
+    purge = pg_keyword.purge if keywords is pg_keyword else fts.purge
+    eraser = Eraser(db, table, rag_layers, sync, purge=purge, tombstones=Tombstones(db))
     eraser.finish_unfinished()
     sync.start_worker()
     return Engine(

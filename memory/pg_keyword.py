@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from memory.db import Connection
-from memory.keyword import VOCAB_TABLE, QueryFn, layer_clause
+from memory.fts import VOCAB_TABLE
+from memory.keyword import QueryFn, layer_clause
 from memory.tokens import JIEBA, index_tokens, indexed_value, load_jieba, scope_tag
 
 K1, B = 1.2, 0.75

@@ -59,7 +59,7 @@ RANKS: list[set[str]] = [
     },
     {"server.page"},
     {"config_sections"},
-    {"config", "db", "sqlite", "keyword", "importer", "extractive"},
+    {"config", "db", "sqlite", "fts", "keyword", "importer", "extractive"},
     {"profile", "postgres", "pg_keyword", "tombstones"},
     {"embeddings", "store", "journal", "entries.schema", "summarizer", "ranking"},
     {"entries.states"},
