@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -25,6 +26,11 @@ _MONTHS_EN = {name.lower(): n for n, name in enumerate(calendar.month_name) if n
 _SEASONS = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
 _SEASONS.update({"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12})
 _NUM = r"(\d{1,2}|十[一二]?|[一两二三四五六七八九十])"
+_NAMED_MONTH = re.compile(
+    rf"\b(in|during|since|of|early|late)?\s*({'|'.join(sorted(_MONTHS_EN, key=len, reverse=True))})"
+    r"\.?,?\s*(\d{4})?\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -95,83 +101,67 @@ def _number(word: str) -> int:
     return int(word) if word.isdigit() else _NUMBERS[word.lower()]
 
 
+Rule = tuple[re.Pattern[str], Callable[[datetime], Window]]
+
+_NEAR: tuple[Rule, ...] = (
+    (re.compile(r"前天|\bthe day before yesterday\b"), lambda now: _day(now, 2)),
+    (re.compile(r"昨天|昨晚|\b(yesterday|last night)\b"), lambda now: _day(now, 1)),
+    (re.compile(r"上个?(周|星期|礼拜)末|\blast weekend\b"), lambda now: _week(now, 1, weekend=True)),
+    (re.compile(r"上个?(周|星期|礼拜)|\blast week\b"), lambda now: _week(now, 1)),
+    (re.compile(r"(这|本)个?(周|星期|礼拜)|\bthis week\b"), lambda now: _week(now, 0)),
+)
+"""Days and weeks named outright, in either language (read on the lower-cased text)."""
+_FAR: tuple[Rule, ...] = (
+    (re.compile(r"上个?月|\blast month\b"), lambda now: _months_back(now, 1)),
+    (re.compile(r"(这|本)个?月|\bthis month\b"), lambda now: _months_back(now, 0)),
+    (re.compile(r"前年"), lambda now: _year(now, now.year - 2)),
+    (re.compile(r"去年|\blast year\b"), lambda now: _year(now, now.year - 1)),
+    (re.compile(r"今年|\bthis year\b"), lambda now: _year(now, now.year)),
+)
+"""Months and years named outright: after the expressions that count or name one (三个月前,
+去年夏天, in May 2023), which are more precise."""
+
+
 def window_of(text: str, now: datetime) -> Window | None:
-    """The time a question names, or None; the first expression found wins."""
-    for reader in (_chinese, _english):
-        found = reader(text, now)
-        if found is not None:
-            return found
+    """The time a question names, or None; the most precise expression found wins."""
+    lower = text.lower()
+    for pattern, window in _NEAR:
+        if pattern.search(lower):
+            return window(now)
+    found = _counted(text, lower, now)
+    if found is not None:
+        return found
+    for pattern, window in _FAR:
+        if pattern.search(lower):
+            return window(now)
     return None
 
 
-def _chinese(text: str, now: datetime) -> Window | None:
-    if "前天" in text:
-        return _day(now, 2)
-    if "昨天" in text or "昨晚" in text:
-        return _day(now, 1)
-    if re.search(r"上(个)?(周|星期|礼拜)末", text):
-        return _week(now, 1, weekend=True)
-    if re.search(r"上(个)?(周|星期|礼拜)", text):
-        return _week(now, 1)
-    if re.search(r"(这|本)(个)?(周|星期|礼拜)", text):
-        return _week(now, 0)
+def _counted(text: str, lower: str, now: datetime) -> Window | None:
+    """Times counted back or named: N天前 / 3 days ago, seasons, months, a year."""
     if m := re.search(rf"{_NUM}(个)?(天|周|星期|礼拜|月|年)(以)?前", text):
         return _ago(now, _number(m.group(1)), m.group(3))
+    if m := re.search(r"\b(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) "
+                      r"(day|week|month|year)s? ago\b", lower):  # fmt: skip
+        return _ago(now, _number(m.group(1)), m.group(2))
     if m := re.search(r"(去年|今年|前年)?(春|夏|秋|冬)(天|季)", text):
         year = {"去年": now.year - 1, "今年": now.year, "前年": now.year - 2}.get(m.group(1) or "")
         if year is not None and m.group(2) == "冬":
             return _season(now, 12, year)  # 去年冬天: from that year's December
         return _season(now, _SEASONS[m.group(2)], year)
-    if m := re.search(rf"((\d{{4}})年)?{_NUM}月份?(?![\d日号天])", text):
-        return _named_month(now, _number(m.group(3)), int(m.group(2)) if m.group(2) else None)
-    if re.search(r"上(个)?月", text):
-        return _months_back(now, 1)
-    if re.search(r"(这|本)(个)?月", text):
-        return _months_back(now, 0)
-    if "前年" in text:
-        return _year(now, now.year - 2)
-    if "去年" in text:
-        return _year(now, now.year - 1)
-    if "今年" in text:
-        return _year(now, now.year)
-    return None
-
-
-def _english(text: str, now: datetime) -> Window | None:
-    lower = text.lower()
-    if "the day before yesterday" in lower:
-        return _day(now, 2)
-    if re.search(r"\b(yesterday|last night)\b", lower):
-        return _day(now, 1)
-    if re.search(r"\blast weekend\b", lower):
-        return _week(now, 1, weekend=True)
-    if re.search(r"\blast week\b", lower):
-        return _week(now, 1)
-    if re.search(r"\bthis week\b", lower):
-        return _week(now, 0)
-    if m := re.search(r"\b(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) "
-                      r"(day|week|month|year)s? ago\b", lower):  # fmt: skip
-        return _ago(now, _number(m.group(1)), m.group(2))
     if m := re.search(r"\b(last|this) (spring|summer|autumn|fall|winter)\b", lower):
         first = _SEASONS[m.group(2)]
         if m.group(1) == "this":
             return _season(now, first, now.year if first != 12 else None)
         latest = _season(now, first, None)
         return latest if latest.end <= now else _season(now, first, latest.start.year - 1)
-    months = "|".join(sorted(_MONTHS_EN, key=len, reverse=True))
-    # "May" the month, not the verb: capitalised, or with a year, or after in / during / since
-    if m := re.search(rf"\b(in|during|since|of|early|late)?\s*({months})\.?,?\s*(\d{{4}})?\b", text, re.I):
-        word, year = m.group(2), m.group(3)
-        if word[0].isupper() and (m.group(1) or year or word.lower() != "may"):
-            return _named_month(now, _MONTHS_EN[word.lower()], int(year) if year else None)
-    if re.search(r"\blast month\b", lower):
-        return _months_back(now, 1)
-    if re.search(r"\bthis month\b", lower):
-        return _months_back(now, 0)
-    if re.search(r"\blast year\b", lower):
-        return _year(now, now.year - 1)
+    if m := re.search(rf"((\d{{4}})年)?{_NUM}月份?(?![\d日号天])", text):
+        return _named_month(now, _number(m.group(3)), int(m.group(2)) if m.group(2) else None)
+    # a month's name, capitalised; "May" (the verb too) also needs a year or a word like "in"
+    if m := _NAMED_MONTH.search(text):
+        word, digits = m.group(2), m.group(3)
+        if word[0].isupper() and (m.group(1) or digits or word.lower() != "may"):
+            return _named_month(now, _MONTHS_EN[word.lower()], int(digits) if digits else None)
     if m := re.search(r"\bin (\d{4})\b", lower):
         return _year(now, int(m.group(1)))
-    if re.search(r"\b(this year)\b", lower):
-        return _year(now, now.year)
     return None
