@@ -20,14 +20,17 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from memory.config import EmbeddingConfig, MemoryConfig
-from memory.embeddings import PACKAGED_MINILM, get_embeddings
+from memory.embeddings import PACKAGED_MINILM, USE_PROVIDER, get_embeddings
 from memory.manager import MemoryManager
 
 PROVIDERS = {
-    "use": EmbeddingConfig(),
+    "use-e5": EmbeddingConfig(),
+    "use": EmbeddingConfig(provider=USE_PROVIDER),
     "minilm": EmbeddingConfig(provider="huggingface", model_name=PACKAGED_MINILM),
 }
-"""The embedders the benchmarks compare, by short name (``use`` is the engine's default)."""
+"""The embedders the benchmarks compare, by short name (``use-e5`` is the engine's default; ``use``
+was the default before it)."""
+DEFAULT_PROVIDER = "use-e5"
 
 DEFAULT = MemoryConfig()
 ACTIVE_CAPACITY = DEFAULT.active.capacity
@@ -59,7 +62,7 @@ class Settings:
     persona: str
     personas_dir: Path
     locale: str = "zh"
-    provider: str = "use"
+    provider: str = DEFAULT_PROVIDER
     forgetting: bool = True
     mode: str | None = None
     quotas: dict[str, int] | None = None
@@ -97,7 +100,6 @@ HISTORY = "[history] "
 
 
 @dataclass(frozen=True)
-
 class Recalled:
     """What one retrieval showed: the active window and the RAG memories, as texts."""
 

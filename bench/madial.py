@@ -32,7 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.chitchat import CHITCHAT
-from bench.engine import Clock, Engine, Settings, embedder
+from bench.engine import DEFAULT_PROVIDER, Clock, Engine, Settings, embedder
 from bench.recall import bm25_rankings, jieba_tokens
 
 KS = (1, 3, 5, 7)
@@ -103,13 +103,16 @@ def engine_rankings(
     *,
     as_dialogue: bool,
     overrides: tuple[tuple[str, object], ...] = (),
+    provider: str = DEFAULT_PROVIDER,
 ) -> tuple[dict[int, list[int]], dict[str, float]]:
     """The engine's top 7 per dialogue (memory ids), and the chit-chat slots filled per user."""
     personas = work / "personas"
     (personas / PERSONA / "static_memories").mkdir(parents=True, exist_ok=True)
     clock = Clock(max(_day(m["time"]) for m in memories.values()))
     engine = Engine(
-        Settings(PERSONA, personas, locale="zh", retrieval=overrides), clock, Path(tempfile.mkdtemp(dir=work))
+        Settings(PERSONA, personas, locale="zh", retrieval=overrides, provider=provider),
+        clock,
+        Path(tempfile.mkdtemp(dir=work)),
     )
     by_text: dict[str, int] = {}
     try:
@@ -141,23 +144,28 @@ def _day(text: str) -> datetime:
 def flat_rankings(
     memories: dict[int, dict[str, Any]], dialogues: list[Dialogue]
 ) -> dict[str, dict[int, list[int]]]:
-    """The engine's embedder alone (exact cosine, whole dialogue as one query) and BM25 (jieba)."""
-    model = embedder("use")
-    dense: dict[int, list[int]] = {}
+    """Each embedder alone (exact cosine, whole dialogue as one query: the engine's, and USE, its
+    former default) and BM25 (jieba)."""
+    models = {
+        "USE + E5 alone (the engine's embedder)": embedder(DEFAULT_PROVIDER),
+        "USE alone": embedder("use"),
+    }
+    dense: dict[str, dict[int, list[int]]] = {name: {} for name in models}
     bm25: dict[int, list[int]] = {}
     for user in sorted({m["user-id"] for m in memories.values()}):
         ids = [mid for mid, m in sorted(memories.items()) if m["user-id"] == user]
         texts = [memory_text(memories[mid]) for mid in ids]
-        matrix = np.asarray(model.embed_documents(texts))
         asked = [d for d in dialogues if d.user == user]
         queries = ["".join(d.turns) for d in asked]
-        vectors = np.asarray(model.embed_documents(queries))
-        for dialogue, vector in zip(asked, vectors, strict=True):
-            dense[dialogue.id] = [ids[i] for i in np.argsort(-(matrix @ vector), kind="stable")]
+        for name, model in models.items():
+            matrix = np.asarray(model.embed_documents(texts))
+            for dialogue, query in zip(asked, queries, strict=True):
+                vector = np.asarray(model.embed_query(query))
+                dense[name][dialogue.id] = [ids[i] for i in np.argsort(-(matrix @ vector), kind="stable")]
         for dialogue, ranking in zip(asked, bm25_rankings(texts, queries, jieba_tokens), strict=True):
             bm25[dialogue.id] = [ids[i] for i in ranking]
     return {
-        "USE alone (the engine's embedder), whole dialogue": dense,
+        **{f"{name}, whole dialogue": rankings for name, rankings in dense.items()},
         "BM25 (jieba words), whole dialogue": bm25,
     }
 
@@ -193,13 +201,24 @@ def main(argv: list[str]) -> int:
     floor: dict[str, dict[str, float]] = {}
     try:
         rows = (
-            (True, "engine default, dialogue query", ()),
-            (False, "engine default, one string", ()),
-            (True, "engine, relevance floor on, dialogue query", (("relevance_floor", True),)),
+            (True, "engine default, dialogue query", (), DEFAULT_PROVIDER),
+            (False, "engine default, one string", (), DEFAULT_PROVIDER),
+            (
+                True,
+                "engine, relevance floor on, dialogue query",
+                (("relevance_floor", True),),
+                DEFAULT_PROVIDER,
+            ),
+            (True, "engine with USE only (the former default), dialogue query", (), "use"),
         )
-        for as_dialogue, label, extra in rows:
+        for as_dialogue, label, extra, provider in rows:
             rankings, floor[label] = engine_rankings(
-                memories, dialogues, work, as_dialogue=as_dialogue, overrides=(*overrides, *extra)
+                memories,
+                dialogues,
+                work,
+                as_dialogue=as_dialogue,
+                overrides=(*overrides, *extra),
+                provider=provider,
             )
             results[label] = scores(rankings, dialogues)
         for label, rankings in {**flat_rankings(memories, dialogues), **anchor_rankings(args.data)}.items():

@@ -184,8 +184,11 @@ def bench_embeddings(quick: bool) -> dict[str, dict[str, Any]]:
 
     from memory.config import EmbeddingConfig
     from memory.embeddings import (
+        BLEND_PROVIDER,
         HF_PROVIDER,
         PACKAGED_MINILM,
+        USE_PROVIDER,
+        BlendedEmbeddings,
         UniversalSentenceEncoderEmbeddings,
         get_embeddings,
     )
@@ -193,7 +196,8 @@ def bench_embeddings(quick: bool) -> dict[str, dict[str, Any]]:
     rng = random.Random(3)
     sentences = [synthetic_texts(rng)[0] for _ in range(500 if quick else 2000)]
     providers = {
-        "use-multilingual": EmbeddingConfig(),
+        "use-e5 (the default: USE + E5)": EmbeddingConfig(),
+        "use-multilingual (USE alone)": EmbeddingConfig(provider=USE_PROVIDER),
         "huggingface (packaged MiniLM)": EmbeddingConfig(provider=HF_PROVIDER, model_name=PACKAGED_MINILM),
     }
     results: dict[str, dict[str, Any]] = {}
@@ -207,6 +211,8 @@ def bench_embeddings(quick: bool) -> dict[str, dict[str, Any]]:
                 model = UniversalSentenceEncoderEmbeddings(
                     threads=config.threads, batch_size=config.batch_size
                 )
+                if config.provider == BLEND_PROVIDER:
+                    model = BlendedEmbeddings(model)
             model.embed_query("warm-up 热身")
             load = time.perf_counter() - started
         except Exception as exc:

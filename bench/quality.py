@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench quality")
     parser.add_argument("--dataset", required=True, type=Path)
     parser.add_argument("--protocol", choices=("replay", "chat"), default="replay")
-    parser.add_argument("--providers", default="use", help=f"of {', '.join(PROVIDERS)}")
+    parser.add_argument("--providers", default="use-e5,use", help=f"of {', '.join(PROVIDERS)}")
     parser.add_argument("--ticking-questions", action="store_true", help="chat: questions tick in turn")
     parser.add_argument("--variants", default="default,off", help="engine rows (bench.quality_chat.VARIANTS)")
     parser.add_argument(

@@ -12,7 +12,8 @@ asked 30 and 200 turns after the last update.
 A question recalls its fact when the fact's key appears in the user's memories shown: the active
 window and the RAG memories of the temporary and summary layers (the persona's static memories are
 left out: karin's mention Hangzhou and Shanghai). The flat baseline ranks the same turns by
-RRF(USE dense + BM25 over jieba words) and shows the top ``BUDGET``, the engine's default budget.
+RRF(the engine's embedder, dense, + BM25 over jieba words) and shows the top ``BUDGET``, the
+engine's default budget. The engine with USE alone (the default before USE + E5) runs beside.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 from rich.console import Console
 
 from bench import repo_root
-from bench.engine import BUDGET, HISTORY, Clock, Engine, Settings, embedder
+from bench.engine import BUDGET, DEFAULT_PROVIDER, HISTORY, Clock, Engine, Settings, embedder
 from bench.filler import filler_turns, reply
 from bench.recall import bm25_rankings, dense_rankings, jieba_tokens, rrf
 from bench.retention_facts import FACTS, UPDATES, Probe
@@ -151,10 +152,13 @@ def run_engine(
     forgetting: bool,
     log: Any,
     overrides: tuple[tuple[str, object], ...] = (),
+    provider: str = DEFAULT_PROVIDER,
 ) -> dict[str, Any]:
     """Chat the script into a fresh engine; probe it at every point."""
     clock = Clock(START)
-    settings = Settings(PERSONA, repo_root() / "personas", forgetting=forgetting, retrieval=overrides)
+    settings = Settings(
+        PERSONA, repo_root() / "personas", forgetting=forgetting, retrieval=overrides, provider=provider
+    )
     engine = Engine(settings, clock)
     at = {p.turn: p for p in points}
     result: dict[str, Any] = {"probes": {}, "counts": {}}
@@ -182,8 +186,8 @@ def run_engine(
 
 
 def run_flat(turns: list[Turn], points: list[ProbePoint]) -> dict[str, Any]:
-    """The flat RRF(USE + BM25 jieba) baseline over the same turns, top ``BUDGET``."""
-    model = embedder("use")
+    """The flat RRF(the engine's embedder + BM25 jieba) baseline over the same turns, top ``BUDGET``."""
+    model = embedder(DEFAULT_PROVIDER)
     texts = [f"{t.user}\n{t.reply}" for t in turns]
     vectors = np.asarray(model.embed_documents(texts))
     result: dict[str, Any] = {"probes": {}, "counts": {}}
@@ -219,9 +223,12 @@ def main(argv: list[str]) -> int:
         console.print(f"[dim]{line}[/]")
 
     results = {
-        "engine default (use)": run_engine(turns, points, forgetting=True, log=log),
+        f"engine default ({DEFAULT_PROVIDER})": run_engine(turns, points, forgetting=True, log=log),
         "engine, forgetting off": run_engine(turns, points, forgetting=False, log=log),
-        "flat RRF(use+BM25 jieba)": run_flat(turns, points),
+        "engine with USE only (the former default)": run_engine(
+            turns, points, forgetting=True, log=log, provider="use"
+        ),
+        f"flat RRF({DEFAULT_PROVIDER}+BM25 jieba)": run_flat(turns, points),
     }
     if args.set:
         overrides = tuple((f, json.loads(v)) for f, v in (item.split("=", 1) for item in args.set))

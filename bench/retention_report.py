@@ -73,7 +73,7 @@ def render_facts(results: Results, points: Sequence[Point]) -> Table:
             f"({ACTIVE_CAPACITY}) plus the temporary and summary memories of the default quotas (the "
             "persona's 2 static memories also take budget but are not searched for keys). Each question "
             "runs on a fresh copy of the store: questions do not tick. Forgetting off = temporary and "
-            f"summary decay 1.0. Flat: top {BUDGET} of every turn so far by RRF(USE + BM25 over jieba "
+            f"summary decay 1.0. Flat: top {BUDGET} of every turn so far by RRF(USE + E5 + BM25 over jieba "
             "words).",
         ]
     )

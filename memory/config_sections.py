@@ -188,8 +188,8 @@ class RetrievalConfig(Section):
 class EmbeddingConfig(Section):
     """Which embedding model."""
 
-    provider: str = Field("use-multilingual", min_length=1, description="use-multilingual or huggingface")
-    model_name: str = Field("use-multilingual-v3", min_length=1, description="model name or folder")
+    provider: str = Field("use-e5", min_length=1, description="use-e5, use-multilingual or huggingface")
+    model_name: str = Field("use-multilingual-v3", min_length=1, description="huggingface: model or folder")
     batch_size: Int = Field(64, ge=1, description="texts per embedding batch")
     threads: Int = Field(1, ge=1, description="CPU threads of the USE encoder")
     allow_download: Bool = Field(False, description="huggingface: allow hub downloads")

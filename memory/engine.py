@@ -26,7 +26,7 @@ from memory.config import MemoryConfig, StoreMode
 from memory.config_sections import RecordKind
 from memory.db import Database
 from memory.decay import DecayTick
-from memory.embeddings import get_embeddings
+from memory.embeddings import describe, get_embeddings
 from memory.entries import EntryTable
 from memory.erase import Eraser
 from memory.errors import ConfigError
@@ -227,6 +227,7 @@ def _wire(
         summary_interval=config.summary.interval_seconds,
         cleanup_interval=config.summary.cleanup_interval_seconds,
     )
+    sync.adopt_embedder(db, describe(config.embedding))
     static.load()
     sync.repair()
     purge = pg_keyword.purge if keywords is pg_keyword else fts.purge

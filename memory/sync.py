@@ -19,6 +19,7 @@ from pathlib import Path
 
 from memory.archive import ArchivedMemory, MemoryArchive
 from memory.breaker import BreakerState, CircuitBreaker
+from memory.db import Database
 from memory.entries import EntryTable
 from memory.errors import StoreUnavailableError
 from memory.layers.rag import RagLayer
@@ -26,6 +27,10 @@ from memory.model import ExportState, Layer
 
 logger = logging.getLogger(__name__)
 
+EMBEDDER_KEY = "embedder"
+"""The ``meta`` row naming the embedding model the vector index was built with."""
+LEGACY_EMBEDDER = "use-multilingual:use-multilingual-v3"
+"""The model of an index built before the record named it (the default until then)."""
 CATCH_UP_BATCH = 16
 """Entries embedded per step of a bounded catch-up (a few milliseconds each)."""
 
@@ -182,6 +187,25 @@ class IndexSync:
         if message != self.last_error:
             logger.warning("%s; retrying", message)
         self.last_error = message
+
+    def adopt_embedder(self, db: Database, name: str) -> bool:
+        """Drop the index if another embedding model built it (its vectors do not compare with
+        this model's); the start-up repair then embeds every entry again. Returns whether it did.
+        """
+        built_by = db.get_meta(EMBEDDER_KEY)
+        try:
+            if built_by is None and any(layer.stores.existing_names() for layer in self.layers.values()):
+                built_by = LEGACY_EMBEDDER
+            if built_by not in (None, name):
+                logger.warning("the vector index was built by %s, not %s: embedding it again", built_by, name)
+                for layer in self.layers.values():
+                    layer.drop_all()
+        except StoreUnavailableError as exc:  # a server that is down: look again at the next start
+            logger.warning("cannot check which model built the vector index: %s", exc)
+            return False
+        if built_by != name:
+            db.set_meta(EMBEDDER_KEY, name)
+        return built_by not in (None, name)
 
     def rebuild(self) -> int:
         """Drop every collection and index all live entries again; returns how many are live."""

@@ -24,7 +24,7 @@ def test_defaults_match_spec() -> None:
     assert config.retrieval.quotas == {"temporary": 3, "summary": 2, "static": 2}
     assert config.retrieval.weights == {"static": 1.0, "summary": 0.9, "temporary": 0.8}
     assert config.retrieval.top_k == 7
-    assert config.embedding.provider == "use-multilingual"
+    assert config.embedding.provider == "use-e5"
     assert config.data_dir == "data/memory_store"
 
 

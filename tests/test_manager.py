@@ -129,7 +129,7 @@ def test_debug_state_is_json_serialisable_with_spec_keys(make_manager) -> None:
     assert set(state) >= SPEC_KEYS
     assert json.loads(json.dumps(state)) == state
     assert state["store"]["mode"] == "persistent"
-    assert state["embedding_model"].startswith("use-multilingual")
+    assert state["embedding_model"].startswith("use-e5")
 
 
 def test_record_returns_only_after_commit(make_manager, config) -> None:

@@ -24,6 +24,8 @@ logger = logging.getLogger(__name__)
 Vector = list[float]
 WINDOW_SCANNED = 500
 """Entries of a time window a retrieval compares at most (the newest of the window)."""
+PENDING_EMBEDDED = 4
+"""Keyword hits not yet in the vector index that a retrieval embeds itself (the best ranked)."""
 EMBED_MAX_CHARS = 2000
 """Characters of a memory embedded (the keyword index still reads all of it)."""
 
@@ -141,12 +143,20 @@ class RagLayer:
     ) -> list[RetrievedMemory]:
         """Entries by id (hot here, or cold from here), scored by the similarity of their stored
         vectors to ``vector``. An entry not embedded yet (found by keywords during an index
-        backlog) gets similarity 0.
+        backlog) is embedded here, the first :data:`PENDING_EMBEDDED` of ``ids`` (not stored: the
+        index worker does that); any beyond get similarity 0.
         """
         if not ids:
             return []
         live = [e for e in self.table.by_ids(None, ids) if self.accepts(e)]
         vectors = self.stores.for_scope(scope_of(user_id)).vectors([e.id for e in live]) if live else {}
+        order = {entry_id: i for i, entry_id in enumerate(ids)}
+        pending = sorted((e for e in live if e.id not in vectors), key=lambda e: order.get(e.id, 0))
+        if pending := pending[:PENDING_EMBEDDED]:
+            embedded = self.stores.embeddings.embed_documents(
+                [e.index_text[:EMBED_MAX_CHARS] for e in pending]
+            )
+            vectors.update(zip((e.id for e in pending), embedded, strict=True))
         similarity = {hit.id: hit.similarity for hit in nearest(vector, vectors, len(vectors))}
         return [self._found(entry, similarity.get(entry.id, 0.0), tick) for entry in live]
 
