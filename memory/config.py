@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from memory.config_sections import (
@@ -89,6 +89,8 @@ class MemoryConfig(BaseSettings):
     max_text_chars: Int = Field(20_000, ge=1, description="longest user_input / response / query")
 
     def __init__(self, **values: Any) -> None:
+        if _USE_ENV.get():
+            _check_environment_names()
         try:
             super().__init__(**values)
         except ValidationError as exc:
@@ -182,3 +184,30 @@ class MemoryConfig(BaseSettings):
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable view of the config."""
         return self.model_dump(mode="json")
+
+
+def _check_environment_names() -> None:
+    """Refuse a ``PERSONA_MEMORY__*`` variable that names no setting (a typo is silent otherwise).
+
+    Raises:
+        ConfigError: naming the variable.
+    """
+    for variable in os.environ:
+        if not variable.upper().startswith(ENV_PREFIX):
+            continue
+        parts = variable[len(ENV_PREFIX) :].lower().split("__")
+        fields = MemoryConfig.model_fields
+        known = parts[0] in fields
+        if known and parts[0] in _SECTIONS:
+            section = fields[parts[0]].annotation
+            assert isinstance(section, type) and issubclass(section, BaseModel)
+            inner = section.model_fields.get(parts[1]) if len(parts) > 1 else None
+            legacy = parts[:2] == ["embedding", "persist_dir"]
+            is_table = inner is not None and getattr(inner.annotation, "__origin__", None) is dict
+            known = (legacy and len(parts) == 2) or (inner is not None and (len(parts) == 2 or is_table))
+        elif known:
+            known = len(parts) == 1
+        if not known:
+            layout = "PERSONA_MEMORY__SECTION__FIELD, see config/default.toml"
+            raise ConfigError(variable, f"no such setting (the variables are {layout})")
+

@@ -96,6 +96,24 @@ def test_non_numeric_environment_value_is_named(monkeypatch: pytest.MonkeyPatch)
         MemoryConfig.from_env()
 
 
+@pytest.mark.parametrize(
+    "variable",
+    ["PERSONA_MEMORY__BOGUS__X", "PERSONA_MEMORY__ACTIVE__CAPACTY", "PERSONA_MEMORY__DATA_DIR__X"],
+)
+def test_an_environment_variable_naming_no_setting_is_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    monkeypatch.setenv(variable, "3")
+    with pytest.raises(ConfigError, match=variable):
+        MemoryConfig()
+
+
+def test_a_table_entry_named_in_the_environment_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PERSONA_MEMORY__RETRIEVAL__QUOTAS__TEMPORARY", "4")
+    monkeypatch.setenv("PERSONA_MEMORY__STORE__HEADERS__X_TOKEN", "令牌")
+    assert MemoryConfig().retrieval.quotas["temporary"] == 4
+
+
 def test_config_error_is_a_value_error() -> None:
     assert issubclass(ConfigError, ValueError)
 
