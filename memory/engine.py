@@ -44,7 +44,7 @@ from memory.profile import ProfileTable
 from memory.recorder import Recorder
 from memory.retriever import MemoryRetriever
 from memory.scheduler import MemoryScheduler
-from memory.scoped import ScopedStores
+from memory.scoped import INDEX_LAYOUT, ScopedStores
 from memory.sqlite import FolderLock, SqliteDatabase
 from memory.store import ChromaBackend
 from memory.summarizer import Summarizer, load_model_factory
@@ -165,8 +165,11 @@ def _wire(
     backend = ChromaBackend(config.store, data_dir)
     opened.append(backend.close)
 
+    erased = Tombstones(db)
+
     def stores(layer: Layer) -> ScopedStores:
-        return ScopedStores(backend, f"{persona.id}__{layer.value}", embeddings, shared=layer == Layer.STATIC)
+        name, shared = f"{persona.id}__{layer.value}", layer == Layer.STATIC
+        return ScopedStores(backend, name, embeddings, shared=shared, tag=erased.index_tag)
 
     table = EntryTable(db, keywords=pg_keyword.index_rows if keywords is pg_keyword else None)
     profile = ProfileTable(db)
@@ -227,11 +230,11 @@ def _wire(
         summary_interval=config.summary.interval_seconds,
         cleanup_interval=config.summary.cleanup_interval_seconds,
     )
-    sync.adopt_embedder(db, describe(config.embedding))
+    sync.adopt_index(db, f"{describe(config.embedding)}; {INDEX_LAYOUT}")
     static.load()
     sync.repair()
     purge = pg_keyword.purge if keywords is pg_keyword else fts.purge
-    eraser = Eraser(db, table, rag_layers, sync, purge=purge, tombstones=Tombstones(db))
+    eraser = Eraser(db, table, rag_layers, sync, purge=purge, tombstones=erased)
     eraser.finish_unfinished()
     sync.start_worker()
     return Engine(

@@ -10,13 +10,16 @@ collection ``<persona>__<layer>__<digest of the scope>``, searched by HNSW. The 
 backend's: a scope has its own collection exactly when that collection exists, so a crash in the
 middle of a move leaves a state :meth:`memory.layers.rag.RagLayer.repair` finishes. Ten thousand
 light users cost one collection per layer instead of ten thousand (file handles, memory, disk).
+
+The index never holds a user id: a scope goes by its *tag* there (a keyed hash, the key kept in
+the record: :meth:`memory.tombstones.Tombstones.index_tag`), in collection names and metadata.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -24,9 +27,16 @@ from langchain_core.embeddings import Embeddings
 from memory.store import ChromaBackend
 from memory.vectors import StoreHit, VectorStore
 
+INDEX_LAYOUT = "scopes tagged by a keyed hash"
+"""How this module lays scopes out in the index (recorded with the model that built it)."""
 DIGEST_CHARS = 24
 POOL_LIMIT = 64
 """Memories (hot and cold) a scope may hold in the pooled collection; one more moves it out."""
+
+
+def plain_tag(scope: str) -> str:
+    """An unkeyed tag (SHA-256): for a store with no record key (tests of the layout alone)."""
+    return hashlib.sha256(scope.encode("utf-8")).hexdigest()
 
 
 def _is_digest(text: str) -> bool:
@@ -55,9 +65,17 @@ class ScopedStores:
     """
 
     def __init__(
-        self, backend: ChromaBackend, base_name: str, embeddings: Embeddings, *, shared: bool
+        self,
+        backend: ChromaBackend,
+        base_name: str,
+        embeddings: Embeddings,
+        *,
+        shared: bool,
+        tag: Callable[[str], str] = plain_tag,
     ) -> None:
         self.backend = backend
+        self.tag = tag
+        """A scope's name in the index (its collection's suffix, its vectors' ``scope`` metadata)."""
         self.base_name = base_name
         self.embeddings = embeddings
         self.shared = shared
@@ -67,8 +85,7 @@ class ScopedStores:
 
     def own_name(self, scope: str) -> str:
         """The name of a scope's own collection (whether or not it has one)."""
-        digest = hashlib.sha256(scope.encode("utf-8")).hexdigest()[:DIGEST_CHARS]
-        return f"{self.base_name}__{digest}"
+        return f"{self.base_name}__{self.tag(scope)[:DIGEST_CHARS]}"
 
     def _owned(self) -> set[str]:
         if self._own is None:
@@ -96,7 +113,7 @@ class ScopedStores:
         pool, own = self.by_name(self.base_name), self.by_name(self.own_name(scope))
         vectors = pool.vectors(list(ids))
         moved = sorted(vectors)
-        own.add(moved, [""] * len(moved), [{"scope": scope}] * len(moved), vectors=vectors)
+        own.add(moved, [""] * len(moved), [{"scope": self.tag(scope)}] * len(moved), vectors=vectors)
         own.ensure()
         owned = self._owned()
         with self._lock:
@@ -106,7 +123,7 @@ class ScopedStores:
     def scope_ids(self, scope: str) -> set[str]:
         """The ids a scope has vectors for (a pooled scope's read by its metadata)."""
         store = self.for_scope(scope)
-        return store.ids(scope=scope) if self.pooled(scope) else store.ids()
+        return store.ids(scope=self.tag(scope)) if self.pooled(scope) else store.ids()
 
     def forget_layout(self) -> None:
         """Read which scopes have their own collections from the backend again (after a drop)."""

@@ -27,12 +27,16 @@ from memory.model import ExportState, Layer
 
 logger = logging.getLogger(__name__)
 
-EMBEDDER_KEY = "embedder"
-"""The ``meta`` row naming the embedding model the vector index was built with."""
-LEGACY_EMBEDDER = "use-multilingual:use-multilingual-v3"
-"""The model of an index built before the record named it (the default until then)."""
+INDEX_KEY = "index_built_by"
+"""The ``meta`` row naming what built the vector index: the embedding model and the layout."""
+LEGACY_INDEX = "use-multilingual:use-multilingual-v3; scopes in clear"
+"""What built an index before the record named it (USE alone, user ids in its metadata)."""
 CATCH_UP_BATCH = 16
 """Entries embedded per step of a bounded catch-up (a few milliseconds each)."""
+WORK_BATCH = 256
+"""Entries the worker embeds per step (it checks between steps whether the engine is closing)."""
+REPAIR_INDEX_SECONDS = 2.0
+"""Longest the start-up repair embeds what the index lacks; the worker does the rest."""
 
 
 class IndexSync:
@@ -92,7 +96,7 @@ class IndexSync:
                 if self._recovered_from_outage():
                     self.repair()
                 elif self.has_pending():
-                    self.run()
+                    self.run(worker=True)
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
                 self._failed("background indexing", exc)
 
@@ -160,8 +164,12 @@ class IndexSync:
         finally:
             self._lock.release()
 
-    def run(self) -> bool:
-        """Export archived entries, then index pending ones. Returns False if the store failed."""
+    def run(self, *, worker: bool = False) -> bool:
+        """Export archived entries, then index pending ones. Returns False if the store failed.
+
+        Args:
+            worker: the background worker's run, which ends early when the worker is stopped.
+        """
         with self._lock:
             exported = True
             try:
@@ -172,8 +180,10 @@ class IndexSync:
                 self._failed("archive export", exc)
                 exported = False
             try:
-                for layer in self.layers.values():
-                    layer.index_pending()
+                stopped = self._stopping.is_set if worker else lambda: False
+                for layer in self.layers.values():  # in steps, so that close() need not wait it out
+                    while not stopped() and layer.index_pending(WORK_BATCH, once=True):
+                        pass
             except StoreUnavailableError as exc:
                 logger.debug("indexing deferred: %s", exc)
                 return False
@@ -188,14 +198,15 @@ class IndexSync:
             logger.warning("%s; retrying", message)
         self.last_error = message
 
-    def adopt_embedder(self, db: Database, name: str) -> bool:
-        """Drop the index if another embedding model built it (its vectors do not compare with
-        this model's); the start-up repair then embeds every entry again. Returns whether it did.
+    def adopt_index(self, db: Database, name: str) -> bool:
+        """Drop the index if another embedding model or layout built it (``name`` says which:
+        vectors of another model do not compare with this one's); the start-up repair and the
+        worker then embed every entry again. Returns whether it did.
         """
-        built_by = db.get_meta(EMBEDDER_KEY)
+        built_by = db.get_meta(INDEX_KEY)
         try:
             if built_by is None and any(layer.stores.existing_names() for layer in self.layers.values()):
-                built_by = LEGACY_EMBEDDER
+                built_by = LEGACY_INDEX
             if built_by not in (None, name):
                 logger.warning("the vector index was built by %s, not %s: embedding it again", built_by, name)
                 for layer in self.layers.values():
@@ -204,7 +215,7 @@ class IndexSync:
             logger.warning("cannot check which model built the vector index: %s", exc)
             return False
         if built_by != name:
-            db.set_meta(EMBEDDER_KEY, name)
+            db.set_meta(INDEX_KEY, name)
         return built_by not in (None, name)
 
     def rebuild(self) -> int:
@@ -235,8 +246,15 @@ class IndexSync:
         self.table.set_export_state(ids, ExportState.DONE)
         return len(to_write)
 
-    def repair(self) -> dict[str, tuple[int, int]]:
-        """Full reconciliation of every layer's index with SQLite (run at start)."""
+    def repair(self, budget_seconds: float = REPAIR_INDEX_SECONDS) -> dict[str, tuple[int, int]]:
+        """Full reconciliation of every layer's index with SQLite (run at start): what the index
+        lacks is embedded for up to ``budget_seconds``, the rest by the worker (a store embedded
+        again after a model change does not hold the start up for minutes).
+
+        Returns:
+            per layer, (entries the index lacked, vectors it held that SQLite does not).
+        """
+        deadline = time.monotonic() + budget_seconds
         with self._lock:
             with self._exclusive_export():
                 self.export_archived(recovering=True)
@@ -245,6 +263,9 @@ class IndexSync:
             for layer_id, layer in self.layers.items():
                 try:
                     report[layer_id.value] = layer.repair()
+                    while time.monotonic() < deadline and layer.index_pending(CATCH_UP_BATCH, once=True):
+                        pass
                 except StoreUnavailableError as exc:
                     logger.warning("index repair of %s deferred: %s", layer_id.value, exc)
+            self.notify()
             return report

@@ -5,7 +5,8 @@ hash of the user's scope (never the id itself: it is often an e-mail address), w
 the files beyond the record (the archive file, the vectors, the freed pages) are clean yet. It is
 marked done once they are. At the next start every tombstone not done is finished (the archive
 file rewritten without the user's records; the index repair drops vectors the record lacks).
-The hash key is random, made once per record and kept in its ``meta`` table. The ``tombstones``
+The hash key is random, made once per record and kept in its ``meta`` table; the vector index
+names scopes by another hash of the same key (:meth:`Tombstones.index_tag`). The ``tombstones``
 table is owned by this module.
 """
 
@@ -44,11 +45,19 @@ class Tombstones:
         self.db = db
         self._key: bytes | None = None
 
-    def digest(self, scope: str) -> str:
-        """The keyed hash a scope is written down as."""
+    def _hash(self, data: bytes) -> str:
         if self._key is None:
             self._key = bytes.fromhex(self.db.get_meta(KEY) or "")
-        return hmac.new(self._key, scope.encode("utf-8"), hashlib.sha256).hexdigest()
+        return hmac.new(self._key, data, hashlib.sha256).hexdigest()
+
+    def digest(self, scope: str) -> str:
+        """The keyed hash a scope is written down as."""
+        return self._hash(scope.encode("utf-8"))
+
+    def index_tag(self, scope: str) -> str:
+        """The keyed hash a scope goes by in the vector index (collection names, metadata), so
+        the index never holds a user id; another hash than :meth:`digest` (domain-separated)."""
+        return self._hash(b"index\x00" + scope.encode("utf-8"))
 
     def add(self, conn: Connection, scope: str, at: datetime) -> str:
         """Write a scope's tombstone (not done) inside the erasing transaction; returns its digest."""

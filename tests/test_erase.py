@@ -59,15 +59,18 @@ def test_short_messages_erased_leave_no_fragment_in_any_page(make_manager, confi
     as in the report that found fragments)."""
     config.personas_dir = str(Path(__file__).parents[1] / "personas")
     manager = make_manager(config)
+    user = "uidmarker-7f3a@example.com"  # a user id is personal data: often an e-mail address
     for i in range(30):  # the shape of the report that found fragments ("zebrafish" then a number)
-        manager.record_interaction_sync(f"zebrafish{i}", "好的", user_id="alice")
+        manager.record_interaction_sync(f"zebrafish{i}", "好的", user_id=user)
         manager.record_interaction_sync(f"普通聊天{i}", "嗯嗯", user_id="bob")
-    manager.retrieve("zebrafish", user_id="alice")
+    manager.retrieve("zebrafish", user_id=user)
     if flush_first:
         manager.flush()
-    manager.forget_user("alice")
+    manager.forget_user(user)
     manager.close()
-    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], b"zebrafish") == []
+    folders = [Path(config.data_dir), Path(config.archive_dir)]
+    assert _files_holding(folders, b"zebrafish") == []
+    assert _files_holding(folders, b"uidmarker") == []  # nor the id (the index knows a keyed hash)
 
 
 def test_forget_user_needs_a_user(make_manager) -> None:

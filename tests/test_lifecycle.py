@@ -74,7 +74,7 @@ def test_a_retrieval_waits_for_a_write_backlog_only_up_to_its_bound(make_manager
     assert manager.debug_state()["store"]["pending_index"] == 1
     result = manager.retrieve_memories("柯基叫什么名字")
     found = [m for m in result.memories if "可乐" in m.entry.content]
-    assert found and found[0].keyword_rank == 1 and found[0].dense_rank is None
+    assert found and found[0].keyword_rank == 1 and found[0].similarity > 0.2  # embedded by the retrieval
     assert "最后一句" in result.active_text  # the active window is always current
     assert manager.flush() and manager.debug_state()["store"]["pending_index"] == 0
 

@@ -201,14 +201,15 @@ class RagLayer:
             self.stores.by_name(name).add(ids, [""] * len(ids), metadatas, vectors=vectors)
 
     def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
-        """The Chroma metadata of an entry: its scope and creation time."""
-        return {"scope": scope_of(entry.user_id), "created_at": entry.created_at.timestamp()}
+        """The Chroma metadata of an entry: its scope's tag (never the user id) and creation time."""
+        return {"scope": self.stores.tag(scope_of(entry.user_id)), "created_at": entry.created_at.timestamp()}
 
     def repair(self) -> tuple[int, int]:
-        """Make the index match SQLite: add what it lacks, drop what SQLite does not hold live.
+        """Make the index match SQLite: drop what SQLite does not hold live, and mark what it
+        lacks pending (the caller embeds it: :meth:`index_pending`).
 
         Returns:
-            (added, removed) counts.
+            (marked pending, removed) counts.
         """
         by_scope = self.table.ids_by_scope(self.layer)
         for scope, ids in by_scope.items():  # scopes that outgrew the pool (or an older layout)
@@ -231,7 +232,7 @@ class RagLayer:
                 removed += len(extra)
         if missing:
             self.table.set_index_state(self.layer, sorted(missing), IndexState.PENDING)
-        return self.index_pending(), removed
+        return len(missing), removed
 
     def erase_vectors(self, scope: str, ids: Sequence[str]) -> None:
         """Remove a scope's vectors: its ids from the pooled collection, or its own collection."""
