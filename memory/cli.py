@@ -45,7 +45,7 @@ def _import(args: argparse.Namespace) -> int:
     path = check_file(Path(args.file))
     if is_export(path):
         with MemoryManager(args.persona, _config(args)) as restoring:
-            count = restoring.import_memories(path)
+            count = restoring.import_memories(path, allow_erased=args.allow_erased)
         print(f"restored {count} memories of {args.persona} from the export {path}")
         return 0
     with path.open(encoding="utf-8", errors="replace") as handle:
@@ -186,6 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--batch-size", type=_positive, default=500, help="records per transaction (>= 1)")
     imp.add_argument(
         "--skip-invalid", action="store_true", help="skip bad lines (default: report them and import nothing)"
+    )
+    imp.add_argument(
+        "--allow-erased", action="store_true", help="also restore users erased here"
     )
     imp.set_defaults(run=_import)
     exp = sub.add_parser("export", help="write every memory (of every layer and tier) to a JSONL file")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterable
 from datetime import datetime
 
 from memory.db import Connection, Database
@@ -77,3 +78,13 @@ class Tombstones:
     def unfinished(self) -> set[str]:
         """Digests of erases a crash cut short."""
         return {str(r[0]) for r in self.db.query("SELECT digest FROM tombstones WHERE done = 0")}
+
+    def erased(self, scopes: Iterable[str]) -> set[str]:
+        """The scopes among ``scopes`` that were erased here (a tombstone, done or not)."""
+        by_digest = {self.digest(scope): scope for scope in scopes}
+        if not by_digest:
+            return set()
+        marks = ",".join("?" * len(by_digest))
+        found = self.db.query(f"SELECT digest FROM tombstones WHERE digest IN ({marks})", tuple(by_digest))
+        return {by_digest[str(row[0])] for row in found}
+

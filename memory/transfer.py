@@ -62,7 +62,9 @@ def export(engine: Engine, path: Path, *, user_id: str | None, every_user: bool)
     Raises:
         InvalidInputError: ``path`` cannot be written (a missing folder, no permission, a full disk).
     """
-    scopes = _scopes(engine) if every_user else [scope_of(user_id)]
+    with engine.db.transaction(durable=False):  # one snapshot: an erase cannot land halfway
+        scopes = _scopes(engine) if every_user else [scope_of(user_id)]
+        rows = list(_rows(engine, scopes))
     header = {
         "type": "header",
         "format": FORMAT,
@@ -76,7 +78,7 @@ def export(engine: Engine, path: Path, *, user_id: str | None, every_user: bool)
     try:
         with temp.open("w", encoding="utf-8") as handle:
             handle.write(json.dumps(header, ensure_ascii=False) + "\n")
-            for row in _rows(engine, scopes):
+            for row in rows:
                 memories += row["type"] == "memory"
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             handle.flush()
@@ -117,20 +119,31 @@ def _read(path: Path) -> dict[str, list[dict[str, Any]]]:
     return rows
 
 
-def import_export(engine: Engine, path: Path) -> int:
+def _names(scopes: set[str]) -> str:
+    return ", ".join("(shared)" if s == SHARED_SCOPE else repr(user_of(s)) for s in sorted(scopes))
+
+
+def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> int:
     """Restore an export in one transaction; returns how many memories. Nothing is written
-    when a user of the file already has memory here.
+    when a user of the file already has memory here, or was erased here (unless
+    ``allow_erased``: an export made before an erase is a copy the erase could not reach).
 
     Raises:
-        ImportFileError: not an export, a malformed line, or a user already present.
+        ImportFileError: not an export, a malformed line, or a user already present or erased.
     """
     rows = _read(path)
     scopes = sorted({row["scope"] for kind in KINDS for row in rows[kind]})
     present = set(_scopes(engine)) & set(scopes)
     if present:
-        names = ", ".join("(shared)" if s == SHARED_SCOPE else repr(s) for s in sorted(present))
         raise ImportFileError(
-            "file", f"users {names} already have memories here; import into an empty folder"
+            "file", f"users {_names(present)} already have memories here; import into an empty folder"
+        )
+    erased = engine.eraser.tombstones.erased(scopes)
+    if erased and not allow_erased:
+        raise ImportFileError(
+            "file",
+            f"users {_names(erased)} were erased here (forget_user); nothing was imported. "
+            "To bring them back on purpose, import with allow_erased=True (CLI: --allow-erased)",
         )
     memories = rows["memory"]
     if engine.config.retrieval.keyword_tokenizer == tokens.JIEBA:

@@ -123,16 +123,21 @@ class MemoryUpkeep:
         user = check_user_id(user_id)
         return transfer.export(engine, Path(path), user_id=user, every_user=user is None)
 
-    def import_memories(self, path: str | Path) -> int:
+    def import_memories(self, path: str | Path, *, allow_erased: bool = False) -> int:
         """Restore an export made by :meth:`export_memories` into this persona (its users must
         hold no memory here yet); retrievals then give what they gave where it was exported.
         Returns how many memories.
 
+        Args:
+            allow_erased: also restore users erased here (``forget_user``); refused by default,
+                so an export made before an erase does not bring the user back by accident.
+
         Raises:
-            ImportFileError: not an export, a malformed line, or a user already present here.
+            ImportFileError: not an export, a malformed line, or a user already present or
+                erased here.
         """
         engine = self._check_open()
-        count = transfer.import_export(engine, Path(path))
+        count = transfer.import_export(engine, Path(path), allow_erased=allow_erased)
         self.flush()
         return count
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -106,7 +107,9 @@ def test_one_user_export_and_a_refused_import(make_manager, config, tmp_path) ->
         manager.import_memories(path)  # u1 is here already: nothing written
     assert manager.debug_state()["active_count"] == before["active_count"]
     manager.forget_user("u1")
-    assert manager.import_memories(path) == 1
+    with pytest.raises(ImportFileError, match="'u1' were erased here"):
+        manager.import_memories(path)  # an export made before the erase does not undo it
+    assert manager.import_memories(path, allow_erased=True) == 1  # unless asked to
     assert "杭州" in manager.retrieve("我住在哪里", user_id="u1")[0]
     with pytest.raises(InvalidInputError, match="path"):
         manager.export_memories(tmp_path / "no-such-folder" / "u1.jsonl", user_id="u1")
@@ -131,7 +134,29 @@ def test_cli_export_and_import(make_manager, config, tmp_path, capsys, monkeypat
     assert main([*base, "export", "--persona", "karin", "--user", "u1", str(out)]) == 0
     assert "exported 1 memories" in capsys.readouterr().out
     assert main([*base, "forget-user", "u1", "--persona", "karin", "--yes"]) == 0
-    assert main([*base, "import", "--persona", "karin", str(out)]) == 0
+    assert main([*base, "import", "--persona", "karin", str(out)]) != 0
+    assert "erased here" in capsys.readouterr().err
+    assert main([*base, "import", "--persona", "karin", "--allow-erased", str(out)]) == 0
     assert "restored 1 memories" in capsys.readouterr().out
     with MemoryManager("karin", config) as again:
         assert "三月五日" in again.retrieve("生日", user_id="u1")[0]
+
+
+def test_an_export_racing_an_erase_holds_the_user_whole_or_not_at_all(make_manager, tmp_path) -> None:
+    manager = make_manager()
+    count = 150
+    for attempt in range(3):
+        user = f"racer{attempt}"
+        fill(manager, [f"第{i}句：我喜欢吃草莓" for i in range(count)], user_id=user)
+        manager.remember("我对花生过敏", user_id=user, key="allergy")
+        path = tmp_path / f"all{attempt}.jsonl"
+        exporting = threading.Thread(target=manager.export_memories, args=(path,))
+        exporting.start()
+        manager.forget_user(user)
+        exporting.join()
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+        kinds = {row["type"] for row in rows if row["scope"] == user}
+        interactions = sum(row["type"] == "interaction" and row["scope"] == user for row in rows)
+        assert kinds == set() or {"interaction", "memory", "profile"} <= kinds, kinds
+        assert interactions in (0, count)
+
