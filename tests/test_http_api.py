@@ -155,6 +155,48 @@ def test_with_an_api_key_every_route_needs_it(config: MemoryConfig) -> None:
         assert page.headers["content-security-policy"] == "frame-ancestors 'none'"
 
 
+def test_the_inspector_login_gives_a_session_not_the_key_and_changes_need_its_own_origin(
+    config: MemoryConfig,
+) -> None:
+    config.server.api_key = KEY  # type: ignore[assignment]
+    with running(MemoryService(["karin"], config)) as base, httpx.Client(base_url=base) as client:
+        login = client.get("/inspect", params={"key": KEY}, follow_redirects=False)
+        assert login.status_code == 303
+        token, set_cookie = login.cookies["persona_memory_session"], login.headers["set-cookie"].lower()
+        assert KEY not in token and KEY.lower() not in set_cookie
+        assert "max-age" in set_cookie and "httponly" in set_cookie
+        cookie = {"cookie": f"persona_memory_session={token}"}
+        assert client.get(f"{V1}/state", headers=cookie).status_code == 200
+        forged = {"cookie": f"persona_memory_session={token[:-1]}{'0' if token[-1] != '0' else '1'}"}
+        expired = {"cookie": "persona_memory_session=1." + "0" * 64}
+        assert client.get(f"{V1}/state", headers=forged).status_code == 401
+        assert client.get(f"{V1}/state", headers=expired).status_code == 401
+        remember = {"user_id": "u1", "text": "住在杭州"}
+        elsewhere = {**cookie, "origin": base.rsplit(":", 1)[0] + ":9"}  # a page on another port
+        assert client.post(f"{V1}/memories", json=remember, headers=elsewhere).status_code == 403
+        assert client.post(f"{V1}/memories", json=remember, headers=cookie).status_code == 403  # no Origin
+        own_page = {**cookie, "origin": base}
+        assert client.post(f"{V1}/memories", json=remember, headers=own_page).status_code == 201
+        keyed = client.get(f"{V1}/state", headers={"X-API-Key": KEY}).json()
+        assert keyed["temporary_count"] == 1  # the refused ones wrote nothing
+
+
+def test_binding_beyond_loopback_needs_a_key(config: MemoryConfig) -> None:
+    from memory.errors import ConfigError
+    from memory.server.app import create_app
+
+    service = MemoryService(["karin"], config)
+    try:
+        for host in ("0.0.0.0", "192.168.1.20", "::"):
+            with pytest.raises(ConfigError, match="server.api_key"):
+                create_app(service, host=host)
+        create_app(service, host="127.0.0.2")  # loopback: no key needed
+        service.config.server.api_key = KEY  # type: ignore[assignment]
+        create_app(service, host="0.0.0.0")
+    finally:
+        service.close()
+
+
 def test_forget_and_erase_stay_within_the_user(served) -> None:
     client, _ = served
     _talk(client, "u1", ["我的秘密暗号是蓝莓", *[f"闲聊{i}" for i in range(12)]])

@@ -94,7 +94,7 @@ def test_the_inspector_shows_why_and_restore_and_forget_work(browser, config: Me
         assert redis_id in {m["id"] for m in view["hot"]}
 
 
-def test_with_a_key_the_page_keeps_it_in_a_cookie(browser, config: MemoryConfig) -> None:
+def test_with_a_key_the_page_keeps_a_session_in_a_cookie(browser, config: MemoryConfig) -> None:
     config.server.api_key = KEY  # type: ignore[assignment]
     headers = {"X-API-Key": KEY}
     with running(MemoryService(["karin"], _config(config))) as base:
@@ -106,6 +106,7 @@ def test_with_a_key_the_page_keeps_it_in_a_cookie(browser, config: MemoryConfig)
         page.goto(f"{base}/inspect?persona=karin&user_id=u1&key={KEY}")
         assert "key=" not in page.url  # moved into an HttpOnly cookie
         assert page.evaluate("document.cookie") == ""
+        assert all(KEY not in c["value"] for c in page.context.cookies())  # a session, not the key
         memory = page.locator("table.hot tr[data-memory]").first
         memory_id = memory.get_attribute("data-memory")
         page.once("dialog", lambda dialog: dialog.accept())

@@ -9,7 +9,9 @@ them and flushes. ``serve(...)`` runs it with uvicorn (``python -m memory serve`
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
+import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any
@@ -23,6 +25,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from memory.errors import (
     ClosedError,
+    ConfigError,
     InputTypeError,
     InvalidInputError,
     MemoryEngineError,
@@ -31,11 +34,28 @@ from memory.errors import (
     StoreError,
 )
 from memory.server import mcp_tools, page
-from memory.server.guards import KEY_COOKIE, CapBody, NoFraming, RequireKey
+from memory.server.guards import (
+    SESSION_COOKIE,
+    SESSION_SECONDS,
+    CapBody,
+    NoFraming,
+    RequireKey,
+    session_token,
+)
 from memory.server.service import MemoryService
 from memory.state import SHARED_LABEL
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether an address to bind reaches only this machine (127.0.0.0/8, ::1, localhost)."""
+    if host in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 class _Body(BaseModel):
@@ -106,6 +126,12 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
     """
     config = service.config.server
     bind = host or config.host
+    if not is_loopback(bind) and not config.api_key.get_secret_value():
+        raise ConfigError(
+            "server.api_key",
+            f"binding {bind} (not loopback) lets others reach every memory: set a key first "
+            "(PERSONA_MEMORY__SERVER__API_KEY), and put TLS in front",
+        )
     mcp_servers = {p: mcp_tools.build_mcp(service, p) for p in service.personas}
     mcp_apps = {p: mcp_tools.http_app(server, bind) for p, server in mcp_servers.items()}
 
@@ -201,7 +227,11 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         if key is not None:  # the guard accepted it: keep it in a cookie, drop it from the URL
             target = page.link(persona, user_id, q)
             moved = RedirectResponse(target, status_code=303)
-            moved.set_cookie(KEY_COOKIE, key, httponly=True, samesite="strict", path="/")
+            expires = int(time.time()) + SESSION_SECONDS
+            token = session_token(config.api_key.get_secret_value(), expires)
+            moved.set_cookie(
+                SESSION_COOKIE, token, max_age=SESSION_SECONDS, httponly=True, samesite="strict", path="/"
+            )
             return moved
         chosen = persona or service.personas[0]
         view = await service.view(chosen, user_id, q) if user_id else None
@@ -217,8 +247,9 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
     app.add_middleware(CapBody, limit=config.max_body_bytes)
     app.add_middleware(RequireKey, key=config.api_key.get_secret_value())
     app.add_middleware(NoFraming)  # outermost: refusals carry the headers too
-    if bind in LOOPBACK:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]", "::1"])
+    if is_loopback(bind):
+        hosts = ["127.0.0.1", "localhost", "[::1]", "::1", bind, f"[{bind}]" if ":" in bind else bind]
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=sorted(set(hosts)))
     return app
 
 
