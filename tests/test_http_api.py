@@ -204,6 +204,9 @@ def test_forget_and_erase_stay_within_the_user(served) -> None:
     hit = client.post(f"{V1}/retrieve", json={"user_id": "u1", "query": "秘密暗号"}).json()
     secret = next(m for m in hit["memories"] if "蓝莓" in m["content"])
     assert client.delete(f"{V1}/memories/{secret['id']}", params={"user_id": "u2"}).status_code == 404
+    unnamed = client.delete(f"{V1}/memories/{secret['id']}")  # no user: refused, not any user's
+    assert unnamed.status_code == 422 and "user_id" in unnamed.text
+    assert client.post(f"{V1}/memories/{secret['id']}/restore").status_code == 422
     assert client.delete(f"{V1}/memories/{secret['id']}", params={"user_id": "u1"}).status_code == 200
     again = client.post(f"{V1}/retrieve", json={"user_id": "u1", "query": "秘密暗号"}).json()
     assert "蓝莓" not in again["rag"]

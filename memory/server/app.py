@@ -184,15 +184,15 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         return {"id": await service.remember(persona, body.text, body.user_id, body.key, body.pinned)}
 
     @app.delete(f"{v1}/memories/{{memory_id}}", tags=["memories"])
-    async def forget(persona: str, memory_id: str, user_id: str | None = None) -> JSONResponse:
-        """Erase one memory from every file (with ``user_id``: only if it is that user's)."""
+    async def forget(persona: str, memory_id: str, user_id: str) -> JSONResponse:
+        """Erase one memory of ``user_id`` from every file (another user's memory: 404)."""
         if await service.forget(persona, memory_id, user_id):
             return JSONResponse({"forgotten": memory_id})
         return JSONResponse({"detail": f"no memory {memory_id!r} to forget"}, status_code=404)
 
     @app.post(f"{v1}/memories/{{memory_id}}/restore", tags=["memories"])
-    async def restore(persona: str, memory_id: str, user_id: str | None = None) -> JSONResponse:
-        """Bring a forgotten (cold) memory back to its layer."""
+    async def restore(persona: str, memory_id: str, user_id: str) -> JSONResponse:
+        """Bring a forgotten (cold) memory of ``user_id`` back to its layer."""
         if await service.restore(persona, memory_id, user_id):
             return JSONResponse({"restored": memory_id})
         return JSONResponse({"detail": f"no cold memory {memory_id!r} to restore"}, status_code=404)
