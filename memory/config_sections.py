@@ -248,6 +248,8 @@ class ServerConfig(Section):
     api_key: SecretStr = Field(SecretStr(""), description="required on every route when set")
     max_body_bytes: Int = Field(1_048_576, ge=1024, description="larger request bodies get 413")
     recent_retrievals: Int = Field(20, ge=0, description="retrievals per user the inspector shows")
+    body_timeout_seconds: Float = Field(30.0, gt=0, le=3600, description="a stalled request body: 408")
+    max_connections: Int = Field(200, ge=1, le=100_000, description="open connections at most; then 503")
 
     @field_validator("api_key")
     @classmethod

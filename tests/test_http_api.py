@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -195,6 +196,22 @@ def test_binding_beyond_loopback_needs_a_key(config: MemoryConfig) -> None:
         create_app(service, host="0.0.0.0")
     finally:
         service.close()
+
+
+def test_a_body_that_stalls_is_refused_and_the_connection_freed(config: MemoryConfig) -> None:
+    config.server.body_timeout_seconds = 1.0
+    with running(MemoryService(["karin"], config)) as base:
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as trickle:
+            trickle.sendall(
+                f"POST {V1}/interactions HTTP/1.1\r\nHost: {host}\r\ncontent-type: application/json\r\n"
+                "content-length: 100\r\n\r\n{\"user_id\":".encode()
+            )
+            started = time.monotonic()
+            answer = trickle.recv(4096).decode()
+        assert answer.startswith("HTTP/1.1 408") and time.monotonic() - started < 5
+        with httpx.Client(base_url=base) as client:
+            assert _recorded(client) == 0
 
 
 def test_forget_and_erase_stay_within_the_user(served) -> None:

@@ -244,7 +244,7 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
 
     for persona_id, mcp_app in mcp_apps.items():
         app.mount(f"/v1/personas/{persona_id}", mcp_app)
-    app.add_middleware(CapBody, limit=config.max_body_bytes)
+    app.add_middleware(CapBody, limit=config.max_body_bytes, timeout=config.body_timeout_seconds)
     app.add_middleware(RequireKey, key=config.api_key.get_secret_value())
     app.add_middleware(NoFraming)  # outermost: refusals carry the headers too
     if is_loopback(bind):
@@ -257,4 +257,10 @@ def serve(service: MemoryService, *, host: str | None = None, port: int | None =
     """Run the app with uvicorn until SIGINT / SIGTERM; shutdown stops the jobs and flushes."""
     config = service.config.server
     bind = host or config.host
-    uvicorn.run(create_app(service, host=bind), host=bind, port=port or config.port, log_level="info")
+    uvicorn.run(
+        create_app(service, host=bind),
+        host=bind,
+        port=port or config.port,
+        log_level="info",
+        limit_concurrency=config.max_connections,
+    )

@@ -12,6 +12,7 @@ the same *site* to the browser, which sends the cookie with its forms and ``no-c
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -145,15 +146,18 @@ class RequireKey:
 
 
 class CapBody:
-    """Refuses a request body over ``limit`` bytes (413) before the route reads any of it.
+    """Refuses a request body over ``limit`` bytes (413) before the route reads any of it, and
+    one that stalls for ``timeout`` seconds between its parts (408: a client that trickles
+    bytes does not hold a connection and a task forever).
 
-    A declared ``Content-Length`` is checked first; a chunked body is read up to the limit and
+    A declared ``Content-Length`` is checked first; the body is read up to the limit and
     replayed to the route.
     """
 
-    def __init__(self, app: App, limit: int) -> None:
+    def __init__(self, app: App, limit: int, timeout: float = 30.0) -> None:
         self.app = app
         self.limit = limit
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
@@ -166,7 +170,11 @@ class CapBody:
         chunks: list[Message] = []
         size = 0
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.timeout)
+            except TimeoutError:
+                await _refuse(send, 408, f"request body stalled for {self.timeout:g}s")
+                return
             chunks.append(message)
             if message["type"] != "http.request":
                 break
