@@ -151,7 +151,7 @@ class RetrievalConfig(Section):
     time_windows: Bool = Field(True, description="hybrid: a time the query names ranks that time's memories")
     bridge: Bool = Field(True, description="hybrid, jieba: query words also matched in the other language")
     min_similarity: Float = Field(-1.0, ge=-1, le=1, description="drop candidates below this cosine")
-    fusion: str = Field("rrf", pattern="^(rrf|score)$", description="hybrid: rrf (ranks) or score")
+    fusion: str = Field("score", pattern="^(rrf|score)$", description="hybrid: score or rrf (ranks)")
     rrf_k: Int = Field(60, ge=1, description="reciprocal-rank-fusion constant")
     keyword_weight: Float = Field(1.0, ge=0, description="weight of the keyword ranking")
     keyword_max_df: Float = Field(0.25, gt=0, le=1, description="ignore query words in more memories")
