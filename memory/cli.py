@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from memory.config import MemoryConfig
 from memory.errors import MemoryEngineError
@@ -147,14 +149,31 @@ def _demo(args: argparse.Namespace) -> int:
     )
 
 
+class _Commands:
+    """``add_parser`` with the common options on every command."""
+
+    def __init__(self, sub: Any, common: argparse.ArgumentParser) -> None:
+        self._sub, self._common = sub, common
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self._sub.add_parser(name, parents=[self._common], **kwargs)
+        return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m memory``."""
-    parser = argparse.ArgumentParser(prog="python -m memory", description=__doc__)
-    parser.add_argument("--config", help="a TOML config file (default: built-in defaults + env)")
-    parser.add_argument("--data-dir", help="override the data folder (store and archive)")
-    parser.add_argument("--personas-dir", help="override personas_dir")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="python -m memory", description=(__doc__ or "").replace("``", "`"))
+    # the common options work before or after the command (after it: only when given)
+    common = argparse.ArgumentParser(add_help=False)
+    for target, default in ((parser, None), (common, argparse.SUPPRESS)):
+        target.add_argument("--config", default=default, help="a TOML config file (default: defaults + env)")
+        target.add_argument(
+            "--data-dir", default=default, help="override the data folder (store and archive)"
+        )
+        target.add_argument("--personas-dir", default=default, help="override personas_dir")
+        verbose = False if default is None else argparse.SUPPRESS
+        target.add_argument("-v", "--verbose", action="store_true", default=verbose, help="log at INFO level")
+    sub = _Commands(parser.add_subparsers(dest="command", required=True), common)
     demo = sub.add_parser("demo", help="replay the sample dialogue and show what the engine recalls")
     demo.add_argument("--persona", default="karin")
     demo.set_defaults(run=_demo)
@@ -187,9 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument(
         "--skip-invalid", action="store_true", help="skip bad lines (default: report them and import nothing)"
     )
-    imp.add_argument(
-        "--allow-erased", action="store_true", help="also restore users erased here"
-    )
+    imp.add_argument("--allow-erased", action="store_true", help="also restore users erased here")
     imp.set_defaults(run=_import)
     exp = sub.add_parser("export", help="write every memory (of every layer and tier) to a JSONL file")
     exp.add_argument("file", help="the JSONL file to write (restore it with `import`)")
@@ -217,7 +234,12 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # here, not at exit: a closed pipe is caught below
+        return code
     except MemoryEngineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `state | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

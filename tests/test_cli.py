@@ -222,3 +222,22 @@ def test_forget_user_erases_only_with_confirmation(tmp_path, capsys) -> None:
         assert "下雨天" in manager.retrieve("我喜欢什么天气", user_id="u8")[0]
     finally:
         manager.close()
+
+
+def test_the_common_options_work_after_the_command_too(tmp_path, capsys) -> None:
+    after = ["--personas-dir", str(REPO / "personas"), "--data-dir", str(tmp_path / "d")]
+    assert main(["state", "--persona", "karin", *after]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert state["persona"] == "karin" and Path(state["store"]["database"]).is_relative_to(tmp_path)
+
+
+def test_state_into_a_pipe_closed_early_ends_quietly(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    command = (
+        f"{sys.executable} -m memory --personas-dir {REPO / 'personas'} --data-dir {tmp_path / 'd'} "
+        "state --persona karin | true"  # the reader is gone before the state is written
+    )
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
