@@ -1,5 +1,7 @@
 """Plain statements that set a slot of the user's life: where they live, their job, car, phone,
-partner, school and diet, in Chinese and English, found by rules (no model).
+partner, school and diet, their hometown, favourite food and drink, team, the instrument they
+learn, their computer and commute, in Chinese and English, found by rules (no model). Each slot
+holds one current value (a second pet is not a changed pet: pets are no slot).
 
 "我搬家了，现在住在杭州西湖边" and "I switched jobs: now I teach chemistry" say what is true now;
 the recorder makes such a statement the slot's current profile fact (``source = "said"``), so the
@@ -19,7 +21,10 @@ from datetime import datetime
 from memory.importance import said_in
 from memory.model import Layer, ProfileFact, RetrievedMemory
 
-SLOTS = ("home", "job", "car", "phone", "partner", "school", "diet")
+SLOTS = (
+    "home", "job", "car", "phone", "partner", "school", "diet",
+    "hometown", "favourite_food", "favourite_drink", "team", "instrument", "computer", "commute",
+)  # fmt: skip
 """The slots, in the order their rules are tried."""
 
 _QUESTION = re.compile(
@@ -79,6 +84,40 @@ _RULES: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"我.{0,8}(吃素|素食|戒糖|戒肉|不吃肉|生酮饮食|戒碳水)"),
         re.compile(r"\bI('m| am)? ?.{0,12}\b(vegetarian|vegan|pescatarian|keto|gluten[- ]free)\b", re.I),
         re.compile(r"\bI\b.{0,12}\b(stopped|quit|gave up) (eating|meat|sugar|carbs)\b", re.I),
+    ),
+    "hometown": (
+        re.compile(r"我(的)?(老家|家乡|故乡)(在|是)|我(是|来自).{1,8}人[，。,.！!]|我(出生|长大)在|我在.{1,8}(出生|长大)"),
+        re.compile(r"\bI('m| am) (originally )?from\b|\bI (grew up|was born) in\b|\bmy hometown is\b", re.I),
+    ),
+    "favourite_food": (
+        re.compile(r"我最(爱|喜欢)吃(的是)?|我最(爱|喜欢)的(食物|菜)是"),
+        re.compile(r"\b[Mm]y (all-time )?favou?rite (food|dish|meal) is\b|\bI love eating\b"),
+    ),
+    "favourite_drink": (
+        re.compile(r"我最(爱|喜欢)喝|我每天.{0,6}(都要|都会|必须)?喝(一杯|杯)?"),
+        re.compile(r"\b[Mm]y favou?rite drink is\b|\bI drink\b.{0,40}\bevery (day|morning)\b", re.I),
+    ),
+    "team": (
+        re.compile(r"我是.{1,12}的.{0,4}球迷|我(一直)?支持.{1,12}(队|俱乐部)"),
+        # a team is a name: "a big Lakers fan", "a fan of the Warriors" (not "a fan of pottery")
+        re.compile(r"\bI(?i:'m| am) (?i:a )?(?i:huge |big |die-hard |lifelong )?([A-Z]\w+ ){1,3}(?i:fan)\b"),
+        re.compile(r"\bI(?i:'m| am) (?i:a )?(?i:huge |big |die-hard |lifelong )?(?i:fan of the) [A-Z]\w+"),
+        re.compile(r"\bI support\b.{1,30}\b(fc|united|city|team)\b", re.I),
+    ),
+    "instrument": (
+        re.compile(r"我.{0,4}(在|正在|开始)?学(弹|拉|吹|打)?(吉他|钢琴|小提琴|大提琴|尤克里里|古筝|二胡|架子鼓|萨克斯|长笛)"),
+        re.compile(r"\bI('m| am| have|'ve)? ?(learning|taken up|started|play(ing)?)\b.{0,12}"
+                   r"\b(guitar|piano|violin|cello|ukulele|drums|saxophone|flute|bass)\b", re.I),
+    ),
+    "computer": (
+        re.compile(r"我(的|用的是|把)?.{0,6}(电脑|笔记本)(是|换成了|换成)"),
+        re.compile(r"\b[Mm]y (laptop|computer|notebook) is\b"),
+        re.compile(r"\bI (use|bought|got)\b.{0,20}\b(laptop|macbook|thinkpad)\b"),
+    ),
+    "commute": (
+        re.compile(r"我.{0,6}(骑车|开车|坐地铁|坐公交|走路|步行|打车)(去)?上班|我.{0,4}上班.{0,4}(骑车|开车|坐地铁|坐公交)"),
+        re.compile(r"\bI (cycle|bike|drive|walk|commute|take the (bus|subway|metro|train|tube))\b"
+                   r".{0,12}\bto work\b", re.I),
     ),
 }  # fmt: skip
 MAX_VALUE_CHARS = 200

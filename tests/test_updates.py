@@ -73,6 +73,10 @@ def test_an_older_statement_imported_late_does_not_replace_the_newer(make_manage
         "My phone died today",
         "今天天气真好",
         "I went to the park today and came back tired.",
+        "I'm a big fan of pottery - the creativity is awesome",
+        "我今天喝了一杯奶茶",
+        "我是哪里人？",
+        "What instrument am I learning?",
     ],
 )
 def test_questions_and_small_talk_set_no_slot(text: str) -> None:
@@ -90,6 +94,20 @@ def test_questions_and_small_talk_set_no_slot(text: str) -> None:
         ("我女朋友叫小雨", "partner"),
         ("I study at Fudan University", "school"),
         ("我现在吃素了", "diet"),
+        ("我老家在四川自贡，那边的灯会很有名", "hometown"),
+        ("I grew up in Manchester", "hometown"),
+        ("我最喜欢吃的是火锅", "favourite_food"),
+        ("My favourite dish is pad thai", "favourite_food"),
+        ("我每天早上都要喝一杯豆浆", "favourite_drink"),
+        ("I drink green tea every morning", "favourite_drink"),
+        ("我是曼联的铁杆球迷", "team"),
+        ("I'm a die-hard Celtics fan", "team"),
+        ("我最近在学钢琴", "instrument"),
+        ("I've taken up the violin", "instrument"),
+        ("我的笔记本是联想小新", "computer"),
+        ("My laptop is a Dell XPS", "computer"),
+        ("我每天坐地铁上班", "commute"),
+        ("I take the bus to work", "commute"),
     ],
 )
 def test_plain_statements_set_their_slot(text: str, slot: str) -> None:
