@@ -42,8 +42,9 @@ PROFILE_SYSTEM = {
         "extract lasting facts about the USER only (not {persona}): name, home city, job, family "
         "and pets' names, allergies and health, birthday, strong preferences. Reply with JSON "
         'only: {{"facts": [{{"key": "home", "value": "Hangzhou"}}]}}. Keys are short snake_case '
-        "English words (name, home, job, car, phone, partner, school, diet, allergy, pet_name, "
-        "birthday, ...); values "
+        "English words (name, home, hometown, job, car, phone, partner, school, diet, allergy, "
+        "pet_name, birthday, favourite_food, favourite_drink, team, instrument, computer, "
+        "commute, ...); values "
         "keep the user's language. A changed fact uses the same key with the new value. "
         'No fact: {{"facts": []}}.'
     ),
@@ -51,7 +52,8 @@ PROFILE_SYSTEM = {
         "你负责记录聊天角色「{persona}」的长期记忆。请从下面的对话中只提取关于【用户】（不是{persona}）"
         "的长期事实：名字、居住城市、职业、家人和宠物的名字、过敏和健康、生日、明确的喜好。"
         '只输出 JSON：{{"facts": [{{"key": "home", "value": "杭州"}}]}}。key 用简短的英文'
-        "snake_case（name、home、job、car、phone、partner、school、diet、allergy、pet_name、birthday 等），"
+        "snake_case（name、home、hometown、job、car、phone、partner、school、diet、allergy、pet_name、"
+        "birthday、favourite_food、favourite_drink、team、instrument、computer、commute 等），"
         "value 保留用户的语言。"
         '事实变了就用同一个 key 写新值。没有事实时输出 {{"facts": []}}。'
     ),
