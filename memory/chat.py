@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -120,7 +121,9 @@ class _Binding:
     def _pair(self, run: Run, config: RunnableConfig) -> tuple[str, str, Any] | None:
         try:
             inputs = run.inputs
-            outputs = load(run.outputs, allowed_objects="messages")
+            with warnings.catch_warnings():  # langchain-core marks load() beta: not the caller's concern
+                warnings.filterwarnings("ignore", message=r".*`load` is in beta")
+                outputs = load(run.outputs, allowed_objects="messages")
             return str(inputs[self.input_key]), _answer_text(outputs, self.output_key), _user(inputs, config)
         except (MemoryEngineError, KeyError, TypeError, ValueError) as exc:
             logger.warning("the chain's answer was not recorded: %s", exc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import warnings
 
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -79,7 +80,9 @@ def test_passes_memory_into_the_input_and_records_the_pair(make_manager) -> None
     seen: list[dict] = []
     chain = RunnableLambda(lambda d: seen.append(d) or AIMessage("杭州很美呀"))
     chat = manager.with_memory(chain)
-    answer = chat.invoke({"input": "我住在哪里？", "mood": "开心"}, {"configurable": {"user_id": "u1"}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no beta warning from langchain-core on every call
+        answer = chat.invoke({"input": "我住在哪里？", "mood": "开心"}, {"configurable": {"user_id": "u1"}})
     assert answer.content == "杭州很美呀"
     given = seen[0]
     assert given["mood"] == "开心" and given["input"] == "我住在哪里？"
