@@ -40,7 +40,7 @@ def _positive(text: str) -> int:
 def _import(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from memory.importer import check_file, read_jsonl
+    from memory.importer import ImportFileError, check_file, read_jsonl
     from memory.manager import MemoryManager
     from memory.transfer import is_export
 
@@ -62,6 +62,10 @@ def _import(args: argparse.Namespace) -> int:
                 skip_invalid=args.skip_invalid,
                 progress=lambda n: bar.advance(task, n),
             )
+            bar.update(task, completed=total)  # lines already there or skipped count as done
+    except ImportFileError as exc:  # the engine's advice names the Python argument
+        print(f"error: {exc}".replace("pass skip_invalid=True", "use --skip-invalid"), file=sys.stderr)
+        return 2
     finally:
         manager.close()
     for number, reason in report.skipped:

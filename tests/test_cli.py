@@ -84,6 +84,7 @@ def test_import_with_bad_line_imports_nothing_and_names_the_line(tmp_path, capsy
     code = main(_args(tmp_path, "import", str(_jsonl(tmp_path / "bad.jsonl", lines)), "--persona", "karin"))
     err = capsys.readouterr().err
     assert code == 2 and "line 2" in err and "line 3" in err
+    assert "--skip-invalid" in err and "skip_invalid=True" not in err  # advice a shell user can follow
     main(_args(tmp_path, "state", "--persona", "karin"))
     assert json.loads(capsys.readouterr().out)["interactions_recorded"] == 0
 
