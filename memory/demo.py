@@ -103,7 +103,7 @@ async def _walkthrough(console: Console, manager: MemoryManager, clock: ReplayCl
         f"clean-up removed {cleaned}"
     )
     shown_active: str | None = None
-    found = 0
+    verdicts: list[tuple[str, bool]] = []
     for number, question in enumerate(sample["questions"], start=1):
         result = manager.retrieve_memories(question["query"])
         console.rule(f"[bold cyan]Q{number}: {question['query']}")
@@ -116,14 +116,17 @@ async def _walkthrough(console: Console, manager: MemoryManager, clock: ReplayCl
         console.print(Panel(result.rag_text or "(empty)", title="rag_text"))
         console.print(_scores(result.memories))
         hit = question["keyword"] in result.rag_text + result.active_text
-        found += hit
+        verdicts.append((f"Q{number}: {question['query']} -> {question['keyword']!r}", hit))
         console.print(
             f"[{'green' if hit else 'red'}]{'found' if hit else 'NOT found'}: "
             f"{question['keyword']!r} in the recalled text[/]"
         )
-    console.rule(f"[bold]{found}/{len(sample['questions'])} questions found their memory")
     console.rule("[bold]debug_state()")
     console.print(_state_table(manager.debug_state()))
+    found = sum(hit for _, hit in verdicts)  # the verdict last, where a reader's eye ends up
+    console.rule(f"[bold]{found}/{len(verdicts)} questions found their memory")
+    for line, hit in verdicts:
+        console.print(f"[{'green' if hit else 'red'}]{'found    ' if hit else 'NOT found'}[/] {line}")
 
 
 def _scores(memories: list[RetrievedMemory]) -> Table:

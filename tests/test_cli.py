@@ -51,6 +51,8 @@ def test_demo_runs_and_finds_every_answer(tmp_path: Path, capsys: pytest.Capture
     assert "rag_text" in out and "per-memory scores" in out and "engine state" in out
     total = len(load_sample()["questions"])
     assert f"{total}/{total} questions found their memory" in out
+    tail = out[out.index("questions found their memory") :]
+    assert "engine state" not in tail and tail.count("found") > total  # the verdict comes last
 
 
 def _jsonl(path: Path, lines: list[str]) -> Path:
