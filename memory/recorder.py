@@ -29,6 +29,9 @@ from memory.summarizer import Gate, render_interaction
 from memory.sync import IndexSync
 from memory.validation import check_key, check_timestamp, check_user_id, clean_text
 
+DELIBERATE_INDEX_SECONDS = 2.0
+"""How long ``remember`` and a store's ``put`` wait for their memory's vector (a few tens of ms
+with USE + E5), so a search right after finds it by meaning too: a deliberate write is read back."""
 REMEMBERED = "remember"
 """The source of what a user or the model asked to remember explicitly."""
 STORED = "store"
@@ -163,6 +166,7 @@ class Recorder:
             if known is None:
                 self.temporary.add(conn, entry)
         self.sync.notify()
+        self.sync.catch_up(DELIBERATE_INDEX_SECONDS)
         return known or entry.id
 
     def put_item(self, user_id: str, key: str, text: str, item: str) -> str:
@@ -182,6 +186,7 @@ class Recorder:
             else:
                 self.temporary.table.set_content(conn, known, text, item)
         self.sync.notify()
+        self.sync.catch_up(DELIBERATE_INDEX_SECONDS)
         return known or entry.id
 
     def import_records(
