@@ -69,7 +69,8 @@ async def test_export_then_import_gives_the_same_retrievals(make_manager, config
     assert {"significance", "changed_at", "created_at", "pinned", "key", "layer"} <= set(memories[0])
     assert any(r["key"] == "pref" and r["item"] for r in memories)
     assert not any(r["layer"] == "static" for r in memories)
-    assert len([r for r in lines if r["type"] == "profile"]) == 2
+    profile = [(r["scope"], r["key"]) for r in lines if r["type"] == "profile"]
+    assert sorted(profile) == [("u1", "allergy")] * 2 + [("u2", "favourite_drink")]  # "I drink coffee ..."
 
     copy = config.model_copy(deep=True)
     write_persona(Path(config.personas_dir), "karin_copy")
