@@ -1,5 +1,5 @@
 """Command line: ``demo``, ``serve``, ``mcp``, ``import``, ``export``, ``reindex``, ``state``,
-``forget-user``."""
+``forget-user``, ``keys``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.config import MemoryConfig
-from memory.errors import MemoryEngineError
+from memory.errors import InvalidInputError, MemoryEngineError
 from memory.importer import FORMAT
 
 
@@ -145,6 +145,30 @@ def _mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keys(args: argparse.Namespace) -> int:
+    from memory.server.keys import KeyRing
+    from memory.validation import check_user_id
+
+    ring = KeyRing(_config(args).data_dir)
+    if args.action == "add":
+        if not args.persona:
+            raise InvalidInputError("--persona", "a key is for one persona: name it")
+        key, record = ring.issue(args.persona, check_user_id(args.user), args.name or "")
+        print(key)
+        print(
+            f"key {record.id} for persona {record.persona!r}, user {record.user_id or '(any)'}: shown "
+            f"this once, stored hashed in {ring.path}",
+            file=sys.stderr,
+        )
+    elif args.action == "list":
+        for record in ring.records():
+            shown = {k: v for k, v in vars(record).items() if k != "sha256"}
+            print(json.dumps(shown, ensure_ascii=False))
+    elif not args.key_id or not ring.revoke(args.key_id):
+        raise InvalidInputError("key_id", f"no key {args.key_id!r} to revoke (see `keys list`)")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from memory.demo import run_demo
 
@@ -225,6 +249,19 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("--persona", required=True)
     forget.add_argument("--yes", action="store_true", help="confirm: without it nothing is erased")
     forget.set_defaults(run=_forget_user)
+    keys = sub.add_parser(
+        "keys",
+        help="issue, list or revoke server keys limited to a persona (and a user)",
+        description="Scoped server keys: `keys add --persona karin [--user alice]` prints a new key "
+        "once (stored hashed in <data_dir>/server-keys.json); `keys list`; `keys revoke <id>`. "
+        "With any key file, every request to `serve` needs a key.",
+    )
+    keys.add_argument("action", choices=["add", "list", "revoke"])
+    keys.add_argument("key_id", nargs="?", help="the key to revoke (an id from `keys list`)")
+    keys.add_argument("--persona", help="add: the persona the key reaches")
+    keys.add_argument("--user", help="add: the one user the key acts for (default: any user)")
+    keys.add_argument("--name", help="add: a label (who holds the key)")
+    keys.set_defaults(run=_keys)
     state = sub.add_parser("state", help="print debug_state() as JSON")
     state.add_argument("--persona", required=True)
     state.set_defaults(run=_state)

@@ -250,6 +250,12 @@ class ServerConfig(Section):
     recent_retrievals: Int = Field(20, ge=0, description="retrievals per user the inspector shows")
     body_timeout_seconds: Float = Field(30.0, gt=0, le=3600, description="a stalled request body: 408")
     max_connections: Int = Field(200, ge=1, le=100_000, description="open connections at most; then 503")
+    max_connections_per_client: Int = Field(
+        50, ge=1, le=100_000, description="open connections of one IP address at most; then 503"
+    )
+    header_timeout_seconds: Float = Field(
+        10.0, gt=0, le=3600, description="a request's headers must arrive within this: else closed"
+    )
 
     @field_validator("api_key")
     @classmethod

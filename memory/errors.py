@@ -70,3 +70,11 @@ class StoreUnavailableError(StoreError):
 
 class StorageFullError(StoreError):
     """The disk holding the data folder is full: nothing was written; free space and retry."""
+
+
+class AccessDeniedError(MemoryEngineError, PermissionError):
+    """A scoped server key asked for another persona or user; the message names the argument."""
+
+    def __init__(self, argument: str, message: str) -> None:
+        self.argument = argument
+        super().__init__(f"argument '{argument}': {message}")

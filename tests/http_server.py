@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from memory.server.app import create_app
+from memory.server.app import create_app, uvicorn_config
 from memory.server.service import MemoryService
 
 
@@ -25,8 +25,9 @@ def running(service: MemoryService) -> Iterator[str]:
     """Serve ``service`` until the block ends (shutdown runs the app's lifespan: jobs stop,
     managers flush and close); yields the base URL."""
     port = free_port()
+    app = create_app(service)
     server = uvicorn.Server(
-        uvicorn.Config(create_app(service), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        uvicorn_config(app, service.config.server, host="127.0.0.1", port=port, log_level="warning")
     )
     thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
     thread.start()

@@ -56,6 +56,8 @@ RANKS: list[set[str]] = [
         "when",
         "server.svg",
         "server.guards",
+        "server.keys",
+        "server.requests",
     },
     {"server.page"},
     {"config_sections"},

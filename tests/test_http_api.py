@@ -300,7 +300,7 @@ def test_the_key_in_a_query_string_never_reaches_the_access_log(served) -> None:
     """The README's login link (``/inspect?key=...``) is logged without its query string."""
     import logging
 
-    from memory.server.app import NoQueryStrings
+    from memory.server.guards import NoQueryStrings
 
     client, _ = served
     client.get("/v1/personas")  # the app is up: its lifespan has installed the filter

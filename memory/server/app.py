@@ -8,22 +8,22 @@ them and flushes. ``serve(...)`` runs it with uvicorn (``python -m memory serve`
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
-import ipaddress
-import logging
 import time
 from collections.abc import AsyncIterator
-from datetime import datetime
 from typing import Annotated, Any
 
 import uvicorn
-from fastapi import FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi_offline import FastAPIOffline
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from memory.config_sections import ServerConfig
 from memory.errors import (
+    AccessDeniedError,
     ClosedError,
     ConfigError,
     InputTypeError,
@@ -35,62 +35,38 @@ from memory.errors import (
 )
 from memory.server import mcp_tools, page
 from memory.server.guards import (
+    GRANT,
     SESSION_COOKIE,
     SESSION_SECONDS,
     CapBody,
     NoFraming,
     RequireKey,
+    is_loopback,
+    redact_access_log,
     session_token,
 )
+from memory.server.keys import Grant, KeyRing
+from memory.server.requests import InteractionIn, RememberIn, RetrieveIn
 from memory.server.service import MemoryService
 from memory.state import SHARED_LABEL
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+def _grant(request: Request) -> Grant:
+    """What the request's key may touch (set by :class:`RequireKey`)."""
+    found = request.scope.get(GRANT)
+    if not isinstance(found, Grant):  # RequireKey sets it on every request: fail closed
+        raise AccessDeniedError("key", "the request carries no grant")
+    return found
 
 
-def is_loopback(host: str) -> bool:
-    """Whether an address to bind reaches only this machine (127.0.0.0/8, ::1, localhost)."""
-    if host in LOOPBACK:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class InteractionIn(_Body):
-    """One exchange to record."""
-
-    user_input: str = Field(description="what the user said")
-    response: str = Field(description="what the persona answered")
-    user_id: str | None = Field(None, description="the user (none: the persona's shared memory)")
-    timestamp: Annotated[datetime | None, Field(strict=False)] = Field(None, description="ISO 8601, aware")
-
-
-class RetrieveIn(_Body):
-    """A retrieval before a reply."""
-
-    query: str = Field(description="the user's message")
-    user_id: str | None = None
-    top_k: int | None = Field(None, description="at most this many memories")
-
-
-class RememberIn(_Body):
-    """A fact stored on purpose."""
-
-    text: str
-    user_id: str | None = None
-    key: str | None = Field(None, description="a profile key (allergy, home_city): replaces its old value")
-    pinned: bool = Field(True, description="pinned memories never decay")
+Granted = Annotated[Grant, Depends(_grant)]
 
 
 def _status(error: MemoryEngineError) -> int:
     if isinstance(error, InvalidInputError | InputTypeError):
         return 422
+    if isinstance(error, AccessDeniedError):
+        return 403
     if isinstance(error, PersonaNotFoundError):
         return 404
     if isinstance(error, StorageFullError):
@@ -98,24 +74,6 @@ def _status(error: MemoryEngineError) -> int:
     if isinstance(error, StoreError | ClosedError):
         return 503
     return 500
-
-
-class NoQueryStrings(logging.Filter):
-    """Drops the query string from uvicorn's access log lines: a ``?key=`` there would put the
-    API key into every log that keeps them."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args
-        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
-            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
-        return True
-
-
-def redact_access_log() -> None:
-    """Install :class:`NoQueryStrings` on uvicorn's access logger (once)."""
-    access = logging.getLogger("uvicorn.access")
-    if not any(isinstance(f, NoQueryStrings) for f in access.filters):
-        access.addFilter(NoQueryStrings())
 
 
 def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
@@ -126,11 +84,13 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
     """
     config = service.config.server
     bind = host or config.host
-    if not is_loopback(bind) and not config.api_key.get_secret_value():
+    ring = KeyRing(service.config.data_dir)
+    if not is_loopback(bind) and not config.api_key.get_secret_value() and not ring.path.exists():
         raise ConfigError(
             "server.api_key",
             f"binding {bind} (not loopback) lets others reach every memory: set a key first "
-            "(PERSONA_MEMORY__SERVER__API_KEY), and put TLS in front",
+            "(PERSONA_MEMORY__SERVER__API_KEY, or scoped keys: python -m memory keys add), "
+            "and put TLS in front",
         )
     mcp_servers = {p: mcp_tools.build_mcp(service, p) for p in service.personas}
     mcp_apps = {p: mcp_tools.http_app(server, bind) for p, server in mcp_servers.items()}
@@ -163,62 +123,68 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
     v1 = "/v1/personas/{persona}"
 
     @app.get("/v1/personas", tags=["personas"])
-    async def personas() -> dict[str, list[str]]:
-        """The personas this server serves."""
-        return {"personas": service.personas}
+    async def personas(grant: Granted) -> dict[str, list[str]]:
+        """The personas this server serves (a scoped key: its own)."""
+        return {"personas": [p for p in service.personas if grant.allows_persona(p)]}
 
     @app.post(f"{v1}/interactions", status_code=201, tags=["chat"])
-    async def record(persona: str, body: InteractionIn) -> dict[str, str]:
+    async def record(persona: str, body: InteractionIn, grant: Granted) -> dict[str, str]:
         """Record one exchange; answers once it is durable."""
-        found = await service.record(persona, body.user_input, body.response, body.user_id, body.timestamp)
+        user = grant.user(body.user_id)
+        found = await service.record(persona, body.user_input, body.response, user, body.timestamp)
         return {"id": found}
 
     @app.post(f"{v1}/retrieve", tags=["chat"])
-    async def retrieve(persona: str, body: RetrieveIn) -> dict[str, Any]:
+    async def retrieve(persona: str, body: RetrieveIn, grant: Granted) -> dict[str, Any]:
         """Retrieve before a reply: ``active`` and ``rag`` prompt texts, and the scored memories."""
-        return await service.retrieve(persona, body.query, body.user_id, body.top_k)
+        return await service.retrieve(persona, body.query, grant.user(body.user_id), body.top_k)
 
     @app.post(f"{v1}/memories", status_code=201, tags=["memories"])
-    async def remember(persona: str, body: RememberIn) -> dict[str, str]:
+    async def remember(persona: str, body: RememberIn, grant: Granted) -> dict[str, str]:
         """Store a fact on purpose (a profile fact with a key)."""
-        return {"id": await service.remember(persona, body.text, body.user_id, body.key, body.pinned)}
+        user = grant.user(body.user_id)
+        return {"id": await service.remember(persona, body.text, user, body.key, body.pinned)}
 
     @app.delete(f"{v1}/memories/{{memory_id}}", tags=["memories"])
-    async def forget(persona: str, memory_id: str, user_id: str) -> JSONResponse:
+    async def forget(persona: str, memory_id: str, user_id: str, grant: Granted) -> JSONResponse:
         """Erase one memory of ``user_id`` from every file (another user's memory: 404)."""
-        if await service.forget(persona, memory_id, user_id):
+        if await service.forget(persona, memory_id, grant.user(user_id)):
             return JSONResponse({"forgotten": memory_id})
         return JSONResponse({"detail": f"no memory {memory_id!r} to forget"}, status_code=404)
 
     @app.post(f"{v1}/memories/{{memory_id}}/restore", tags=["memories"])
-    async def restore(persona: str, memory_id: str, user_id: str) -> JSONResponse:
+    async def restore(persona: str, memory_id: str, user_id: str, grant: Granted) -> JSONResponse:
         """Bring a forgotten (cold) memory of ``user_id`` back to its layer."""
-        if await service.restore(persona, memory_id, user_id):
+        if await service.restore(persona, memory_id, grant.user(user_id)):
             return JSONResponse({"restored": memory_id})
         return JSONResponse({"detail": f"no cold memory {memory_id!r} to restore"}, status_code=404)
 
     @app.delete(f"{v1}/users/{{user_id}}", tags=["users"])
-    async def erase_user(persona: str, user_id: str) -> dict[str, int]:
+    async def erase_user(persona: str, user_id: str, grant: Granted) -> dict[str, int]:
         """Erase everything of a user, from every file."""
-        return {"erased": await service.forget_user(persona, user_id)}
+        return {"erased": await service.forget_user(persona, str(grant.user(user_id)))}
 
     @app.get(f"{v1}/users/{{user_id}}/profile", tags=["users"])
-    async def profile(persona: str, user_id: str) -> dict[str, Any]:
+    async def profile(persona: str, user_id: str, grant: Granted) -> dict[str, Any]:
         """A user's current profile facts."""
-        return {"facts": await service.profile(persona, user_id)}
+        return {"facts": await service.profile(persona, str(grant.user(user_id)))}
 
     @app.get(f"{v1}/users/{{user_id}}/inspect", tags=["users"])
-    async def inspect_user(persona: str, user_id: str, q: str = "") -> dict[str, Any]:
+    async def inspect_user(persona: str, user_id: str, grant: Granted, q: str = "") -> dict[str, Any]:
         """What the inspector shows of a user (``q`` searches the cold tier)."""
-        return await service.view(persona, user_id, q)
+        return await service.view(persona, str(grant.user(user_id)), q)
 
     @app.get(f"{v1}/state", tags=["personas"])
-    async def state(persona: str, user_id: str | None = None) -> dict[str, Any]:
+    async def state(persona: str, grant: Granted, user_id: str | None = None) -> dict[str, Any]:
         """``debug_state()``: counts per layer, jobs, store and index health."""
-        return await service.state(persona, user_id)
+        found = await service.state(persona, grant.user(user_id))
+        if grant.user_id is not None:  # a key for one user sees no other user's id or counts
+            found.pop("users", None)
+        return found
 
     @app.get("/inspect", response_class=HTMLResponse, include_in_schema=False)
     async def inspect(
+        grant: Granted,
         persona: Annotated[str | None, Query()] = None,
         user_id: Annotated[str | None, Query()] = None,
         q: str = "",
@@ -228,24 +194,29 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
             target = page.link(persona, user_id, q)
             moved = RedirectResponse(target, status_code=303)
             expires = int(time.time()) + SESSION_SECONDS
-            token = session_token(config.api_key.get_secret_value(), expires)
+            admin_key = config.api_key.get_secret_value()
+            token = session_token(admin_key, expires) if grant.admin else ring.session_token(grant, expires)
             moved.set_cookie(
                 SESSION_COOKIE, token, max_age=SESSION_SECONDS, httponly=True, samesite="strict", path="/"
             )
             return moved
-        chosen = persona or service.personas[0]
+        chosen = persona or grant.persona or service.personas[0]
+        if not grant.allows_persona(chosen):
+            raise AccessDeniedError("persona", "this key is for another persona")
+        user_id = grant.user(user_id)
         view = await service.view(chosen, user_id, q) if user_id else None
         listed = {} if view else (await service.state(chosen, None)).get("users", {})
         users = [u for u in listed if u != SHARED_LABEL]  # the shared memory is no user's
         served = service.manager(chosen)
         locale = served.persona.locale or served.config.locale
-        html = page.render(service.personas, chosen, locale, view, users, q)
+        shown = [p for p in service.personas if grant.allows_persona(p)]
+        html = page.render(shown, chosen, locale, view, users, q)
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
     for persona_id, mcp_app in mcp_apps.items():
         app.mount(f"/v1/personas/{persona_id}", mcp_app)
     app.add_middleware(CapBody, limit=config.max_body_bytes, timeout=config.body_timeout_seconds)
-    app.add_middleware(RequireKey, key=config.api_key.get_secret_value())
+    app.add_middleware(RequireKey, key=config.api_key.get_secret_value(), ring=ring)
     app.add_middleware(NoFraming)  # outermost: refusals carry the headers too
     if is_loopback(bind):
         hosts = ["127.0.0.1", "localhost", "[::1]", "::1", bind, f"[{bind}]" if ":" in bind else bind]
@@ -253,14 +224,78 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
     return app
 
 
+BUSY = b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+
+
+def guarded_protocol(header_timeout: float, per_client: int) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol, closing a connection whose request headers take longer than
+    ``header_timeout`` seconds (counted from the connection or the previous response: a client
+    that trickles header bytes holds nothing for long), and answering 503 to a client (an IP
+    address) past ``per_client`` open connections."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    open_by_client: collections.Counter[str] = collections.Counter()
+
+    class Guarded(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        _client = ""
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            peer = transport.get_extra_info("peername")
+            self._client = str(peer[0]) if peer else ""
+            open_by_client[self._client] += 1
+            super().connection_made(transport)
+            if open_by_client[self._client] > per_client:
+                transport.write(
+                    b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+                )
+                transport.close()
+                return
+            self._deadline = self.loop.call_later(header_timeout, self._headers_due)
+
+        def _headers_due(self) -> None:
+            cycle = self.cycle
+            if cycle is None or cycle.response_complete:  # no request whose headers all came
+                self.transport.close()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self._deadline is not None:
+                self._deadline.cancel()
+            if not self.transport.is_closing():
+                self._deadline = self.loop.call_later(header_timeout, self._headers_due)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            open_by_client[self._client] -= 1
+            if open_by_client[self._client] <= 0:
+                del open_by_client[self._client]
+            super().connection_lost(exc)
+
+    return Guarded
+
+
+def uvicorn_config(
+    app: FastAPI, config: ServerConfig, *, host: str, port: int, log_level: str = "info"
+) -> uvicorn.Config:
+    """How :func:`serve` runs ``app``: its limits (open connections, per client, header time)."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        ws="none",  # no websocket route: an upgrade is refused, not half-served
+        http=guarded_protocol(config.header_timeout_seconds, config.max_connections_per_client),
+        limit_concurrency=config.max_connections,
+    )
+
+
 def serve(service: MemoryService, *, host: str | None = None, port: int | None = None) -> None:
     """Run the app with uvicorn until SIGINT / SIGTERM; shutdown stops the jobs and flushes."""
     config = service.config.server
     bind = host or config.host
-    uvicorn.run(
-        create_app(service, host=bind),
-        host=bind,
-        port=port or config.port,
-        log_level="info",
-        limit_concurrency=config.max_connections,
-    )
+    uvicorn.Server(
+        uvicorn_config(create_app(service, host=bind), config, host=bind, port=port or config.port)
+    ).run()

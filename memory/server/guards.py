@@ -15,12 +15,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import ipaddress
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
+
+from memory.errors import ConfigError
+from memory.server.keys import ADMIN, Grant, KeyRing
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -28,6 +33,8 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+GRANT = "persona_memory.grant"
+"""The ``scope`` key holding what a request's key may touch (:class:`memory.server.keys.Grant`)."""
 SESSION_COOKIE = "persona_memory_session"
 SESSION_SECONDS = 12 * 3600
 """How long an inspector login lasts."""
@@ -109,31 +116,56 @@ def key_matches(expected: str, presented: bytes) -> bool:
 
 
 class RequireKey:
-    """Refuses every HTTP request (401) and websocket without the API key or a valid session
-    cookie, and a cookie-only request that changes something from another origin (403); no
-    key: lets all in."""
+    """Refuses every HTTP request (401) and websocket without a key (the admin key or a scoped
+    one, :mod:`memory.server.keys`) or a valid session cookie; a scoped key's request for another
+    persona's path (403); and a cookie-only request that changes something from another origin
+    (403). The request's :class:`Grant` goes into ``scope[GRANT]`` for the routes. No admin key and
+    no key file: lets all in, as the admin."""
 
-    def __init__(self, app: App, key: str) -> None:
+    def __init__(self, app: App, key: str, ring: KeyRing | None = None) -> None:
         self.app = app
         self.key = key
+        self.ring = ring
+
+    def _grant(self, scope: Scope) -> tuple[Grant | None, bool]:
+        """The request's grant and whether only a cookie vouched for it."""
+        ring = self.ring if self.ring is not None and self.ring.path.exists() else None
+        if not self.key and ring is None:
+            return ADMIN, False
+        found: Grant | None = None
+        for presented in presented_keys(scope):  # every key compared: no early exit
+            if self.key and key_matches(self.key, presented):
+                found = ADMIN
+            elif ring is not None:
+                found = found or ring.grant_for(presented)
+        if found is not None:
+            return found, False
+        now = time.time()
+        for token in _sessions(scope):
+            if self.key and session_valid(self.key, token, now):
+                found = ADMIN
+            elif ring is not None:
+                found = found or ring.session_grant(token, now)
+        return found, found is not None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket") or not self.key:
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        matched = False
-        for presented in presented_keys(scope):
-            matched |= key_matches(self.key, presented)  # every key compared: no early exit
-        by_cookie = False
-        if not matched:
-            now = time.time()
-            for token in _sessions(scope):
-                by_cookie |= session_valid(self.key, token, now)
-        if not (matched or by_cookie):
+        try:
+            grant, by_cookie = self._grant(scope)
+        except ConfigError as exc:  # an unreadable key file: nobody is let in on a guess
+            await _refuse(send, 503, str(exc))
+            return
+        if grant is None:
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
             else:
                 await _refuse(send, 401, "missing or wrong API key", ((b"www-authenticate", b"Bearer"),))
+            return
+        parts = scope.get("path", "").split("/")
+        if parts[1:3] == ["v1", "personas"] and len(parts) > 3 and not grant.allows_persona(parts[3]):
+            await _refuse(send, 403, "this key is for another persona")
             return
         changes = scope["type"] == "websocket" or scope.get("method") not in SAFE_METHODS
         if by_cookie and changes and not _same_origin(scope):
@@ -142,6 +174,7 @@ class RequireKey:
             else:
                 await _refuse(send, 403, "a change by the inspector's cookie must come from its own page")
             return
+        scope[GRANT] = grant
         await self.app(scope, receive, send)
 
 
@@ -215,3 +248,34 @@ class NoFraming:
             await send(message)
 
         await self.app(scope, receive, framed)
+
+
+class NoQueryStrings(logging.Filter):
+    """Drops the query string from uvicorn's access log lines: a ``?key=`` there would put the
+    API key into every log that keeps them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
+        return True
+
+
+def redact_access_log() -> None:
+    """Install :class:`NoQueryStrings` on uvicorn's access logger (once)."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, NoQueryStrings) for f in access.filters):
+        access.addFilter(NoQueryStrings())
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether an address to bind reaches only this machine (127.0.0.0/8, ::1, localhost)."""
+    if host in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

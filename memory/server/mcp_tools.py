@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
-from memory.errors import MemoryEngineError
+from memory.errors import AccessDeniedError, MemoryEngineError
+from memory.server.guards import GRANT
+from memory.server.keys import ADMIN, Grant
 from memory.server.service import MemoryService
 
 DESCRIPTIONS = {
@@ -49,37 +51,53 @@ def build_mcp(service: MemoryService, persona: str, *, user_id: str | None = Non
         instructions=f"Long-term memory of the persona {manager.persona.name} ({persona}).",
     )
 
-    fixed = user_id
+    fixed = Grant("stdio", persona, user_id)  # ``--user``: the tools act for that user only
 
-    def user(given: str | None) -> str | None:
-        if user_id is None:
-            return given
-        if given is not None and given != user_id:
-            raise ToolError(f"argument 'user_id': this server acts for user {user_id!r} only")
-        return user_id
+    def user(given: str | None, ctx: Context) -> str | None:
+        try:
+            return _grant(ctx).user(fixed.user(given))
+        except AccessDeniedError as exc:
+            raise ToolError(str(exc)) from exc
 
-    async def recall_memory(query: str, user_id: str | None = None) -> str:
-        found = await _engine(service.retrieve(persona, query, user(user_id), None))
+    def one_user(ctx: Context) -> bool:
+        return fixed.user_id is not None or _grant(ctx).user_id is not None
+
+    async def recall_memory(query: str, ctx: Context, user_id: str | None = None) -> str:
+        found = await _engine(service.retrieve(persona, query, user(user_id, ctx), None))
         lines = [f"- {f['key']}: {f['value']}" for f in found["profile"]]
         lines += [f"- [{m['id']}] {m['note'] or m['content']}" for m in found["memories"]]
         return "\n".join(lines) if lines else "(nothing remembered about this)"
 
-    async def remember(fact: str, user_id: str | None = None, key: str | None = None) -> str:
-        return str(await _engine(service.remember(persona, fact, user(user_id), key, True), text="fact"))
+    async def remember(fact: str, ctx: Context, user_id: str | None = None, key: str | None = None) -> str:
+        return str(await _engine(service.remember(persona, fact, user(user_id, ctx), key, True), text="fact"))
 
-    async def forget_memory(memory_id: str, user_id: str | None = None) -> str:
-        erased = await _engine(service.forget(persona, memory_id, user(user_id)))
+    async def forget_memory(memory_id: str, ctx: Context, user_id: str | None = None) -> str:
+        erased = await _engine(service.forget(persona, memory_id, user(user_id, ctx)))
         return f"erased {memory_id}" if erased else f"no memory {memory_id} of this user"
 
-    async def memory_state(user_id: str | None = None) -> str:
-        state = await _engine(service.state(persona, user(user_id)))
-        if fixed is not None:  # acting for one user: no other user's id or counts
+    async def memory_state(ctx: Context, user_id: str | None = None) -> str:
+        state = await _engine(service.state(persona, user(user_id, ctx)))
+        if one_user(ctx):  # acting for one user: no other user's id or counts
             state.pop("users", None)
         return json.dumps(state, ensure_ascii=False)
 
     for tool in (recall_memory, remember, forget_memory, memory_state):
         server.add_tool(tool, description=words[tool.__name__], structured_output=False)
     return server
+
+
+def _grant(ctx: Context) -> Grant:
+    """What the HTTP request's key may touch (stdio: its process owner, the admin)."""
+    try:
+        request = ctx.request_context.request
+    except ValueError:
+        return ADMIN
+    if request is None:
+        return ADMIN
+    found = getattr(request, "scope", {}).get(GRANT)
+    if not isinstance(found, Grant):  # over HTTP the guard always sets it: fail closed
+        raise ToolError("argument 'key': the request carries no grant")
+    return found
 
 
 async def _engine(call: Any, **renamed: str) -> Any:
