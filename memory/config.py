@@ -14,7 +14,7 @@ import os
 import tomllib
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -31,6 +31,7 @@ from memory.config_sections import (
     SummaryConfig,
     TemporaryConfig,
     config_error,
+    is_number,
 )
 from memory.errors import ConfigError
 
@@ -91,6 +92,7 @@ class MemoryConfig(BaseSettings):
     def __init__(self, **values: Any) -> None:
         if _USE_ENV.get():
             _check_environment_names()
+        _refuse_text_numbers(values, type(self))
         try:
             super().__init__(**values)
         except ValidationError as exc:
@@ -154,6 +156,7 @@ class MemoryConfig(BaseSettings):
             raise ConfigError(str(file), "file not found") from exc
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(str(file), f"not valid TOML: {exc}") from exc
+        _refuse_text_numbers(data, cls)
         file_token, env_token = _FROM_FILE.set(data), _USE_ENV.set(use_env)
         try:
             return cls()
@@ -184,6 +187,31 @@ class MemoryConfig(BaseSettings):
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable view of the config."""
         return self.model_dump(mode="json")
+
+
+def _refuse_text_numbers(data: Any, model: type[BaseModel], prefix: str = "") -> None:
+    """A number written as text in a file or in code (``temporary = "3"``) is a mistake the
+    validator would quietly convert; only the environment, which holds text only, may do that.
+
+    Raises:
+        ConfigError: naming the field (``retrieval.quotas.temporary``).
+    """
+    if not isinstance(data, dict):
+        return
+    for name, value in data.items():
+        field = model.model_fields.get(name) if isinstance(name, str) else None
+        if field is None:
+            continue
+        annotation, where = field.annotation, f"{prefix}{name}"
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            _refuse_text_numbers(value, annotation, f"{where}.")
+        elif get_origin(annotation) is dict and isinstance(value, dict):
+            numbers = is_number(get_args(annotation)[1])
+            for key, item in value.items():
+                if numbers and isinstance(item, str):
+                    raise ConfigError(f"{where}.{key}", f"expected a number, got the text {item!r}")
+        elif isinstance(value, str) and is_number(annotation):
+            raise ConfigError(where, f"expected a number, got the text {value!r}")
 
 
 def _check_environment_names() -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import warnings
 from enum import StrEnum
-from typing import Annotated, Any
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -82,6 +83,15 @@ def config_error(error: ValidationError, prefix: str = "") -> ConfigError:
     return ConfigError(field, first["msg"].removeprefix("Value error, "))
 
 
+def is_number(annotation: Any) -> bool:
+    """Whether a field's type is a number (int or float, possibly optional)."""
+    if get_origin(annotation) is Annotated:
+        return is_number(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        return any(is_number(a) for a in get_args(annotation) if a is not type(None))
+    return annotation in (int, float)
+
+
 class Section(BaseModel):
     """A config section: unknown fields refused, every assignment validated."""
 
@@ -89,6 +99,10 @@ class Section(BaseModel):
     _name: str = PrivateAttr(default="")
 
     def __setattr__(self, name: str, value: Any) -> None:
+        field = type(self).model_fields.get(name)
+        if field is not None and isinstance(value, str) and is_number(field.annotation):
+            where = f"{self._name}.{name}".lstrip(".")
+            raise ConfigError(where, f"expected a number, got the text {value!r}")
         try:
             super().__setattr__(name, value)
         except ValidationError as exc:

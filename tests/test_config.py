@@ -133,19 +133,27 @@ def test_a_plain_config_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -
         ('[store]\nssl = "maybe"\n', "store.ssl"),
         ("[summary]\ninterval_seconds = inf\n", "summary.interval_seconds"),
         ("[temporary]\ndecay_coefficient = nan\n", "temporary.decay_coefficient"),
-        ('[store]\nport = "8000"\n', None),  # a number in quotes is still a number
+        ('[store]\nport = "8000"\n', "store.port"),  # a number in quotes: text, not a number
+        ('[retrieval.quotas]\ntemporary = "3"\n', "retrieval.quotas.temporary"),
+        ("[store]\nhnsw_ef_search = 1000000000000\n", "store.hnsw_ef_search"),
     ],
 )
 def test_types_are_strict_where_a_file_can_be_quietly_wrong(
-    tmp_path: Path, toml: str, field: str | None
+    tmp_path: Path, toml: str, field: str
 ) -> None:
     path = tmp_path / "c.toml"
     path.write_text(toml, encoding="utf-8")
-    if field is None:
-        assert MemoryConfig.from_toml(path, use_env=False).store.port == 8000
-        return
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
         MemoryConfig.from_toml(path, use_env=False)
+
+
+def test_a_number_given_as_text_in_code_is_refused_but_the_environment_may() -> None:
+    with pytest.raises(ConfigError, match=r"retrieval\.top_k.*text"):
+        MemoryConfig(retrieval={"top_k": "7"})
+    config = MemoryConfig()
+    with pytest.raises(ConfigError, match=r"active\.capacity.*text"):
+        config.active.capacity = "5"  # type: ignore[assignment]
+    assert config.active.capacity == 10
 
 
 def test_the_old_persist_dir_name_still_works_with_a_warning(tmp_path: Path) -> None:

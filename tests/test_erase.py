@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import fill
+from conftest import config_env, fill
 
 from memory import InvalidInputError, MemoryConfig
 
@@ -131,3 +134,29 @@ def test_an_erase_cut_short_after_the_record_is_finished_at_the_next_start(
     assert _files_holding([Path(config.data_dir), archive], MARKER.encode()) == []
     assert all(record.user_id != "alice" for record in reopened.inspector.archived())
     assert "可乐" in "".join(reopened.retrieve("我家的狗叫什么", user_id="bob"))
+
+
+@pytest.mark.parametrize("step", ["archive", "rename", "vectors", "scrub", "done"])
+def test_sigkill_during_forget_user_then_restart_leaves_nothing(
+    make_manager, config: MemoryConfig, step: str
+) -> None:
+    """A real SIGKILL at each step of an erase after its record transaction: the next start
+    finishes it, so no file under the data or archive folder holds alice's words or id."""
+    child = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("erase_child.py")), step],
+        env=config_env(config),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    assert "erasing" in child.stdout and "not killed" not in child.stdout
+    folders = [Path(config.data_dir), Path(config.archive_dir)]
+    if step in ("archive", "rename"):  # the test reaches the cases it means to
+        assert _files_holding([Path(config.archive_dir)], MARKER.encode())
+    reopened = make_manager(config)
+    assert all(record.user_id != "alice" for record in reopened.inspector.archived())
+    assert "可乐" in "".join(reopened.retrieve("我家的狗叫什么", user_id="bob"))
+    reopened.close()
+    assert _files_holding(folders, MARKER.encode()) == []
+    assert _files_holding(folders, b"alice") == []

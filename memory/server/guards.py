@@ -1,8 +1,10 @@
-"""The server's gates, as plain ASGI middleware: the API key, the request body cap, no framing.
+"""The server's gates, as plain ASGI middleware: the keys, the request body cap, no framing.
 
-Both refuse before any route runs, so a refused request writes nothing. The key is compared in
-constant time (:func:`hmac.compare_digest`); it may come as ``Authorization: Bearer <key>`` or
-``X-API-Key: <key>``. The inspector in a browser logs in once with ``/inspect?key=<key>`` and
+They refuse before any route runs, so a refused request writes nothing. A key is the admin key
+(``server.api_key``) or a scoped one (:mod:`memory.server.keys`: a persona, optionally one user),
+compared in constant time (:func:`hmac.compare_digest`); it may come as ``Authorization: Bearer
+<key>`` or ``X-API-Key: <key>``; what it may touch goes to the routes in ``scope[GRANT]``.
+The inspector in a browser logs in once with ``/inspect?key=<key>`` and
 then holds a session cookie: an expiry and an HMAC of it under the key (never the key itself;
 it dies with the expiry or a new key). A request that only the cookie vouches for and that
 changes something (any method but GET, HEAD, OPTIONS) must come from the server's own origin
