@@ -114,6 +114,12 @@ def render(results: dict[str, Any]) -> Table:
         "",
         "",
     )
+    table.add_row(
+        f"retrieve p50 ms of a {decay['long_query_chars']:,.0f}-character Chinese query, N=1,000",
+        f"{decay['long_query_p50']:.1f}",
+        "",
+        "",
+    )
     table.add_section()
     table.add_row(
         f"bulk import_interactions, interactions/s, N={n_big}",

@@ -7,6 +7,7 @@ them as one table. Data lives in a temporary folder removed at the end (``--keep
 from __future__ import annotations
 
 import os
+import random
 import resource
 import shutil
 import sys
@@ -159,6 +160,10 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
     }
 
 
+LONG_QUERY_RUNS = 5
+LONG_QUERY_CHARS = "我你他的是在有不了人这中大为上个国以要到时来用们生作地于出就分对成会可"
+
+
 def bench_default_decay(work: Path, size: int = 1000) -> dict[str, float]:
     """Retrieve p50 with the default decay (0.95) on a fresh store, before the forget horizon."""
     manager = MemoryManager("karin", make_config(work / "default-decay"))
@@ -171,6 +176,15 @@ def bench_default_decay(work: Path, size: int = 1000) -> dict[str, float]:
             durations.append(time.perf_counter() - started)
         result = latency_ms(durations)
         result["temporary_count_after"] = float(manager.debug_state()["temporary_count"])
+        rng = random.Random(5)  # a pasted page: as long as max_text_chars allows
+        page = "".join(rng.choice(LONG_QUERY_CHARS) for _ in range(manager.config.max_text_chars))
+        long_runs: list[float] = []
+        for _ in range(LONG_QUERY_RUNS):
+            started = time.perf_counter()
+            manager.retrieve(page, user_id=USER)
+            long_runs.append(time.perf_counter() - started)
+        result["long_query_p50"] = latency_ms(long_runs)["p50"]
+        result["long_query_chars"] = float(len(page))
         return result
     finally:
         manager.close()

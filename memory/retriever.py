@@ -41,6 +41,9 @@ from memory.when import window_of
 
 logger = logging.getLogger(__name__)
 NEAR_MISSES = 3
+KEYWORD_MAX_CHARS = 2000
+"""Characters of a query the keyword stage reads (its end: the newest words). It keeps the
+query's rarest 64 words anyway; tokenising all of a 20,000-character query cost 0.3 s, twice."""
 """Candidates below the cut a retrieval reports (for the inspector)."""
 QueryInput = str | Sequence[str]
 """A query: one text, or the recent dialogue as turns, oldest first (the user's newest last)."""
@@ -157,7 +160,7 @@ class MemoryRetriever:
         try:
             vector = query_vector(parsed, self.embeddings, EMBED_MAX_CHARS)  # as memories are
             terms = self._keyword_terms(parsed)
-            bridged = self._bridged(parsed)
+            bridged = self._bridged(parsed, terms)
             words = terms | bridged
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             bar = self.floor.bar(vector) if floored else None
@@ -235,19 +238,21 @@ class MemoryRetriever:
     def _keyword_terms(self, query: Query) -> set[str]:
         if self.config.mode != RetrievalMode.HYBRID:
             return set()
-        return self.keywords.terms(query.text)
+        return self.keywords.terms(query.text[-KEYWORD_MAX_CHARS:])
 
     def _bridging(self) -> bool:
         config = self.config
         return config.bridge and config.mode == RetrievalMode.HYBRID and self.keywords.tokenizer == JIEBA
 
-    def _bridged(self, query: Query) -> set[str]:
+    def _bridged(self, query: Query, terms: set[str]) -> set[str]:
         """The newest turn's words in the other language (a dialogue's older turns add context
-        to the vector; translated, they would add mostly noise)."""
+        to the vector; translated, they would add mostly noise). ``terms``: the query's own."""
         if not self._bridging():
             return set()
         try:
-            return shared_bridge().expand(self.keywords.terms(query.latest))
+            newest = query.latest[-KEYWORD_MAX_CHARS:]
+            latest = terms if query.latest == query.text else self.keywords.terms(newest)
+            return shared_bridge().expand(latest)
         except Exception as exc:  # no dictionary: the query's own words still match
             logger.warning("keyword bridge unavailable (%s); matching the query's own words", exc)
             return set()
