@@ -242,6 +242,9 @@ class StoreConfig(Section):
     port: Int = Field(8000, gt=0, lt=65536, description="http mode: server port")
     ssl: Bool = Field(False, description="http mode: use https")
     headers: dict[str, str] = Field(default_factory=dict, description="http mode: extra headers")
+    postgres_vacuum_on_erase: Bool = Field(
+        False, description="postgres: VACUUM FULL the persona's tables after an erase (rows out of its files)"
+    )
     sqlite_synchronous: str = Field("NORMAL", pattern="(?i)^(normal|full|extra)$", description="SQLite sync")
     hnsw_ef_search: Int = Field(200, ge=2, le=100_000, description="HNSW search breadth")
     hnsw_ef_construction: Int = Field(200, ge=2, description="HNSW build breadth")

@@ -139,7 +139,11 @@ def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Dat
         from memory.postgres import PostgresDatabase  # psycopg is an optional extra
 
         install = functools.partial(pg_keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
-        return PostgresDatabase(dsn, f"persona_{persona.id}", installers=(*installers, install)), pg_keyword
+        vacuum = config.store.postgres_vacuum_on_erase
+        record = PostgresDatabase(
+            dsn, f"persona_{persona.id}", installers=(*installers, install), vacuum_on_erase=vacuum
+        )
+        return record, pg_keyword
     install = functools.partial(fts.install, tokenizer=tokenizer, cache_dir=jieba_cache)
     database = SqliteDatabase(
         data_dir / f"{persona.id}.sqlite3",

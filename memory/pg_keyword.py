@@ -68,8 +68,10 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
 
 
 def purge(conn: Connection) -> None:
-    """Nothing to merge: deleted rows' words went with their ``entries_kw`` rows (the server
-    reclaims the space at its next vacuum)."""
+    """After deletions: drop the vocabulary rows no memory uses any more (an erased user's own
+    words would otherwise stay as terms with a zero count). The server reclaims the space at its
+    next vacuum (``store.postgres_vacuum_on_erase``: at once)."""
+    conn.execute(f"DELETE FROM {VOCAB_TABLE} WHERE doc <= 0")
 
 
 def _quoted(word: str) -> str:

@@ -97,9 +97,16 @@ class PostgresDatabase(Database):
     """
 
     def __init__(
-        self, dsn: str, schema: str, *, installers: Sequence[Installer] = (), connect_timeout: int = 10
+        self,
+        dsn: str,
+        schema: str,
+        *,
+        installers: Sequence[Installer] = (),
+        connect_timeout: int = 10,
+        vacuum_on_erase: bool = False,
     ) -> None:
         self._dsn = dsn
+        self._vacuum_on_erase = vacuum_on_erase
         self.schema = schema
         self._timeout = connect_timeout
         self._lock = threading.RLock()
@@ -111,6 +118,20 @@ class PostgresDatabase(Database):
             conn.script(self.SCHEMA)
             for install in installers:
                 install(conn)
+
+    def scrub(self) -> None:
+        """After an erase: with ``vacuum_on_erase``, rewrite the persona's tables (``VACUUM
+        FULL``) so no table or index file of the database still holds the deleted rows (the
+        server's WAL segments and its backups keep them until they are recycled). Without it,
+        deleted rows stay in the files, unreachable, until the server's vacuum reuses the space."""
+        if not self._vacuum_on_erase:
+            return
+        with self._lock:
+            conn = self._connection()
+            tables = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", (self.schema,))
+            for (table,) in tables.fetchall():
+                name = pgsql.Identifier(self.schema, table)
+                conn.execute(pgsql.SQL("VACUUM FULL {}").format(name))
 
     def _server(self) -> str:
         with contextlib.suppress(Exception):

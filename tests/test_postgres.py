@@ -4,6 +4,7 @@ fixture: the same memory, kept the same way, as with the embedded SQLite file.""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from conftest import check_user_isolation, fill, sql, sql_count
@@ -127,3 +128,34 @@ def test_workers_opening_a_new_database_at_once_all_start(postgres_dsn) -> None:
         for thread in threads:
             thread.join()
     assert failures == []
+
+
+@pytest.mark.parametrize("vacuum", [False, True])
+def test_an_erase_with_vacuum_leaves_the_rows_in_no_table_file(make_manager, pg_config, vacuum: bool) -> None:
+    """What the README states: without ``store.postgres_vacuum_on_erase`` the deleted rows may
+    stay in the database's files until the server's vacuum; with it, no table or index file of
+    the database holds them after the erase (the WAL is the server's, outside this guarantee)."""
+    import psycopg
+
+    pg_config.store.postgres_vacuum_on_erase = vacuum
+    pg_config.active.capacity = 2
+    manager = make_manager(pg_config)
+    fill(manager, [f"qxjvmarker{i}号秘密：我的护照号码是{i}{i}{i}{i}" for i in range(8)], user_id="alice")
+    fill(manager, ["我家的柯基叫可乐", "今天吃了火锅"], user_id="bob")
+    manager.flush()
+    manager.forget_user("alice")
+    with psycopg.connect(pg_config.store.postgres_dsn.get_secret_value(), autocommit=True) as conn:
+        conn.execute("CHECKPOINT")  # what the server holds in memory, on disk
+        data = Path(str(conn.execute("SHOW data_directory").fetchone()[0]))  # type: ignore[index]
+        oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]  # type: ignore[index]
+    holding = [
+        p.name
+        for p in (data / "base" / str(oid)).iterdir()
+        if p.is_file() and b"qxjvmarker" in p.read_bytes()
+    ]
+    if vacuum:
+        assert holding == []
+    else:
+        print(f"without vacuum, {len(holding)} table file(s) still hold the erased words")
+    assert "可乐" in "".join(manager.retrieve("我家的狗叫什么", user_id="bob"))
+    assert "qxjvmarker" not in "".join(manager.retrieve("护照号码", user_id="alice"))
