@@ -59,7 +59,8 @@ class ChromaBackend:
         self.generation = 0
         """Bumped when the client is reopened: collection handles of an older one are stale."""
         self._reopen_lock = threading.Lock()
-        self._hung = False
+        self._stale = ""
+        """Why the client must be replaced before the next call ("": it need not)."""
         self.deadline = Deadline(config.call_timeout_seconds, name="persona-memory-chroma")
         try:
             self._client = self._open()
@@ -112,7 +113,8 @@ class ChromaBackend:
         ``store.call_timeout_seconds``.
 
         A call past its deadline counts as a failure (the breaker opens) and the client is
-        reopened before the next call the breaker lets through.
+        reopened before the next call the breaker lets through; so is an embedded client whose
+        call failed in the backend (not on bad input).
 
         Raises:
             StoreUnavailableError: the breaker is open, or the call failed or timed out.
@@ -127,17 +129,22 @@ class ChromaBackend:
         try:
             result = self.deadline.run(call)
         except CallTimeout as exc:
-            self._hung = True
+            self._stale = "hung"
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call timed out: {exc}") from exc
         except Exception as exc:
+            # an embedded client that failed (a full disk: "Error in compaction") may hang in its
+            # next write while holding the interpreter lock, every thread with it; a new one does not
+            bad_input = isinstance(exc, ValueError | LookupError | TypeError)
+            if self.config.mode == StoreMode.PERSISTENT and not bad_input:
+                self._stale = "failed"
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
         self.breaker.record_success()
         return result
 
     def _reopen_if_broken(self) -> None:
-        """Reopen the client after a call hung, or when the embedded folder was deleted.
+        """Reopen the client after a call hung or failed, or when the embedded folder was deleted.
 
         A hung client may hold locks forever, and a client whose folder vanished keeps pointing
         at deleted files; a new one starts clean (empty, for a vanished folder: the failure
@@ -146,13 +153,14 @@ class ChromaBackend:
         vanished = (
             self.config.mode == StoreMode.PERSISTENT and self._client is not None and not self.path.exists()
         )
-        if not (self._hung or vanished):
+        if not (self._stale or vanished):
             return
         with self._reopen_lock:
-            if self._hung:
-                logger.warning("a call into the vector index %s hung; reopening its client", self.location)
+            if self._stale:
+                where, why = self.location, self._stale
+                logger.warning("a call into the vector index %s %s; reopening its client", where, why)
                 self._replace_client()
-                self._hung = False
+                self._stale = ""
             elif self.config.mode == StoreMode.PERSISTENT and not self.path.exists():
                 logger.warning(
                     "Chroma folder %s vanished; reopening it empty to rebuild from SQLite", self.path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,3 +67,23 @@ def test_a_full_disk_refuses_writes_clearly_and_they_resume_when_space_returns(
         assert manager.debug_state()["interactions_recorded"] == acknowledged + 1
     finally:
         manager.close()
+
+
+def test_a_full_then_freed_disk_never_freezes_the_process(config: MemoryConfig, small_disk: Path) -> None:
+    """The embedded index's write after a full disk used to hang holding the interpreter lock:
+    every thread stopped, a heartbeat included (3 runs of 3). The process must go on, never
+    pausing a second, and recall once space returns."""
+    child = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).with_name("disk_full_child.py")),
+            str(small_disk),
+            config.personas_dir,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert "closed" in child.stdout, child.stdout[-2000:] + child.stderr[-3000:]
+    gap = float(child.stdout.split("gap ")[1].split()[0])
+    assert gap < 1.0 and "found" in child.stdout
