@@ -266,6 +266,7 @@ class ServerConfig(Section):
     max_body_bytes: Int = Field(1_048_576, ge=1024, description="larger request bodies get 413")
     recent_retrievals: Int = Field(20, ge=0, description="retrievals per user the inspector shows")
     body_timeout_seconds: Float = Field(30.0, gt=0, le=3600, description="a stalled request body: 408")
+    allow_open_bind: Bool = Field(False, description="serve beyond loopback with no key (a warning; unsafe)")
     max_connections: Int = Field(200, ge=1, le=100_000, description="open connections at most; then 503")
     max_connections_per_client: Int = Field(
         50, ge=1, le=100_000, description="open connections of one IP address at most; then 503"

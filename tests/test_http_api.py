@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import signal
 import socket
 import subprocess
@@ -182,7 +183,7 @@ def test_the_inspector_login_gives_a_session_not_the_key_and_changes_need_its_ow
         assert keyed["temporary_count"] == 1  # the refused ones wrote nothing
 
 
-def test_binding_beyond_loopback_needs_a_key(config: MemoryConfig) -> None:
+def test_binding_beyond_loopback_needs_a_key(config: MemoryConfig, caplog: pytest.LogCaptureFixture) -> None:
     from memory.errors import ConfigError
     from memory.server.app import create_app
 
@@ -192,6 +193,11 @@ def test_binding_beyond_loopback_needs_a_key(config: MemoryConfig) -> None:
             with pytest.raises(ConfigError, match="server.api_key"):
                 create_app(service, host=host)
         create_app(service, host="127.0.0.2")  # loopback: no key needed
+        service.config.server.allow_open_bind = True  # explicitly allowed: starts, with a warning
+        with caplog.at_level(logging.WARNING):
+            create_app(service, host="0.0.0.0")
+        assert "no key" in caplog.text
+        service.config.server.allow_open_bind = False
         service.config.server.api_key = KEY  # type: ignore[assignment]
         create_app(service, host="0.0.0.0")
     finally:
@@ -205,7 +211,7 @@ def test_a_body_that_stalls_is_refused_and_the_connection_freed(config: MemoryCo
         with socket.create_connection((host, int(port)), timeout=10) as trickle:
             trickle.sendall(
                 f"POST {V1}/interactions HTTP/1.1\r\nHost: {host}\r\ncontent-type: application/json\r\n"
-                "content-length: 100\r\n\r\n{\"user_id\":".encode()
+                'content-length: 100\r\n\r\n{"user_id":'.encode()
             )
             started = time.monotonic()
             answer = trickle.recv(4096).decode()
@@ -313,3 +319,16 @@ def test_the_key_in_a_query_string_never_reaches_the_access_log(served) -> None:
     for kept in access.filters:
         kept.filter(line) if isinstance(kept, logging.Filter) else kept(line)
     assert KEY not in line.getMessage() and "/inspect" in line.getMessage()
+
+
+def test_the_inspector_says_why_a_memory_won_in_the_personas_language(served) -> None:
+    client, _ = served
+    _talk(client, "u1", ["我每天早上喝咖啡，最爱拿铁", *[f"闲聊第{i}句" for i in range(12)]])
+    found = client.post(f"{V1}/retrieve", json={"user_id": "u1", "query": "我早上喝什么咖啡？"}).json()
+    latte = next(m for m in found["memories"] if "拿铁" in m["content"])
+    assert "咖啡" in latte["matched"] and found["fusion"] == "score"
+    page = client.get("/inspect", params={"persona": "karin", "user_id": "u1"}).text
+    assert "命中的词" in page and "临时层" in page and "融合得分 = " in page  # karin speaks Chinese
+    assert "同时在提示中的活跃窗口" in page and "闲聊第11句" in page  # the active window of the prompt
+    assert "刻度 " in page and "<text" in page  # the decay curves have axes
+    assert ">key<" not in page and ">temporary<" not in page

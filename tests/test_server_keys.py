@@ -204,3 +204,19 @@ def test_an_unreadable_key_file_lets_nobody_in(config: MemoryConfig, broken: str
         answer = client.get(f"{KARIN}/state", headers=_bearer("pmk_00000000_x"))
         assert answer.status_code == 503 and "server-keys.json" in answer.text
     assert path.read_text(encoding="utf-8") == broken  # kept, not overwritten
+
+
+def test_only_the_admin_key_may_forget_a_memory_without_naming_its_user(config: MemoryConfig) -> None:
+    config.server.api_key = ADMIN  # type: ignore[assignment]
+    persona_key, _ = KeyRing(config.data_dir).issue("karin")
+    with running(MemoryService(["karin"], config)) as base, httpx.Client(base_url=base) as client:
+        _say(client, ADMIN, "u1", "我的秘密暗号是蓝莓")
+        for i in range(12):
+            _say(client, ADMIN, "u1", f"闲聊{i}")
+        found = client.post(
+            f"{KARIN}/retrieve", json={"user_id": "u1", "query": "秘密暗号"}, headers=_bearer(ADMIN)
+        )
+        secret = next(m["id"] for m in found.json()["memories"] if "蓝莓" in m["content"])
+        unnamed = client.delete(f"{KARIN}/memories/{secret}", headers=_bearer(persona_key))
+        assert unnamed.status_code == 422 and "user_id" in unnamed.text
+        assert client.delete(f"{KARIN}/memories/{secret}", headers=_bearer(ADMIN)).status_code == 200

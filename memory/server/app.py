@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -50,6 +51,8 @@ from memory.server.requests import InteractionIn, RememberIn, RetrieveIn
 from memory.server.service import MemoryService
 from memory.state import SHARED_LABEL
 
+logger = logging.getLogger(__name__)
+
 
 def _grant(request: Request) -> Grant:
     """What the request's key may touch (set by :class:`RequireKey`)."""
@@ -85,7 +88,10 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
     config = service.config.server
     bind = host or config.host
     ring = KeyRing(service.config.data_dir)
-    if not is_loopback(bind) and not config.api_key.get_secret_value() and not ring.path.exists():
+    unguarded = not is_loopback(bind) and not config.api_key.get_secret_value() and not ring.path.exists()
+    if unguarded and config.allow_open_bind:
+        logger.warning("serving %s with no key: anyone who reaches it reads and erases every memory", bind)
+    elif unguarded:
         raise ConfigError(
             "server.api_key",
             f"binding {bind} (not loopback) lets others reach every memory: set a key first "
@@ -146,16 +152,22 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         return {"id": await service.remember(persona, body.text, user, body.key, body.pinned)}
 
     @app.delete(f"{v1}/memories/{{memory_id}}", tags=["memories"])
-    async def forget(persona: str, memory_id: str, user_id: str, grant: Granted) -> JSONResponse:
-        """Erase one memory of ``user_id`` from every file (another user's memory: 404)."""
-        if await service.forget(persona, memory_id, grant.user(user_id)):
+    async def forget(
+        persona: str, memory_id: str, grant: Granted, user_id: str | None = None
+    ) -> JSONResponse:
+        """Erase one memory of ``user_id`` from every file (another user's memory: 404); only the
+        admin key may leave ``user_id`` out."""
+        if await service.forget(persona, memory_id, grant.one_user(user_id)):
             return JSONResponse({"forgotten": memory_id})
         return JSONResponse({"detail": f"no memory {memory_id!r} to forget"}, status_code=404)
 
     @app.post(f"{v1}/memories/{{memory_id}}/restore", tags=["memories"])
-    async def restore(persona: str, memory_id: str, user_id: str, grant: Granted) -> JSONResponse:
-        """Bring a forgotten (cold) memory of ``user_id`` back to its layer."""
-        if await service.restore(persona, memory_id, grant.user(user_id)):
+    async def restore(
+        persona: str, memory_id: str, grant: Granted, user_id: str | None = None
+    ) -> JSONResponse:
+        """Bring a forgotten (cold) memory of ``user_id`` back to its layer; only the admin key
+        may leave ``user_id`` out."""
+        if await service.restore(persona, memory_id, grant.one_user(user_id)):
             return JSONResponse({"restored": memory_id})
         return JSONResponse({"detail": f"no cold memory {memory_id!r} to restore"}, status_code=404)
 

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from memory.errors import ConfigError
-from memory.server.keys import ADMIN, Grant, KeyRing
+from memory.server.keys import ADMIN, OPEN, Grant, KeyRing
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -133,7 +133,7 @@ class RequireKey:
         """The request's grant and whether only a cookie vouched for it."""
         ring = self.ring if self.ring is not None and self.ring.path.exists() else None
         if not self.key and ring is None:
-            return ADMIN, False
+            return OPEN, False
         found: Grant | None = None
         for presented in presented_keys(scope):  # every key compared: no early exit
             if self.key and key_matches(self.key, presented):

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memory.errors import AccessDeniedError, ConfigError
+from memory.errors import AccessDeniedError, ConfigError, InvalidInputError
 
 KEYS_FILE = "server-keys.json"
 KEY_PREFIX = "pmk"
@@ -46,6 +46,19 @@ class Grant:
         """Whether the grant reaches ``persona``."""
         return self.persona is None or self.persona == persona
 
+    def one_user(self, given: str | None) -> str | None:
+        """The user of a call that touches one memory: the admin key may name none (any user's
+        memory); every other caller must.
+
+        Raises:
+            InvalidInputError: no user named, and the key is not the admin key.
+            AccessDeniedError: the key is for another user.
+        """
+        user = self.user(given)
+        if user is None and self != ADMIN:
+            raise InvalidInputError("user_id", "is required (only the admin key may name no user)")
+        return user
+
     def user(self, given: str | None, argument: str = "user_id") -> str | None:
         """The user a call acts for: ``given``, or the key's own user (which a call may omit).
 
@@ -60,6 +73,9 @@ class Grant:
 
 
 ADMIN = Grant("admin")
+"""The admin key's grant."""
+OPEN = Grant("open")
+"""A server with no key at all (loopback): everything, but not what needs the admin key."""
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,26 @@ WORDS = {
         "none": "（无）",
         "users": "用户",
         "revived": "从冷层召回",
+        "matched": "命中的词",
+        "key": "键",
+        "value": "值",
+        "source": "来源",
+        "in_prompt": "同时在提示中的活跃窗口",
+        "legend_score": (
+            "融合得分 = 向量相似度与关键词匹配（BM25）各自归一后的加权和，"
+            "另加新近、重要度和问题所指时间的小幅加分，越高越靠前；"
+            "排名为各自单独检索时的名次（–：未找到）。"
+        ),
+        "legend_rrf": (
+            "融合得分 = 倒数排名融合（RRF）：1/(k+向量排名) + 1/(k+关键词排名)，"
+            "越高越靠前（–：未找到）。"
+        ),
+        "axis_tick": "刻度",
+        "temporary": "临时层",
+        "summary": "摘要层",
+        "static": "人设记忆",
+        "archived": "冷层",
+        "active_layer": "活跃层",
     },
     "en": {
         "title": "Memory inspector",
@@ -78,6 +98,26 @@ WORDS = {
         "search": "Search",
         "restore": "Restore",
         "forget": "Forget",
+        "matched": "Matched words",
+        "key": "Key",
+        "value": "Value",
+        "source": "Source",
+        "in_prompt": "Active window, in the prompt as well",
+        "legend_score": (
+            "Fused score = weighted sum of the dense similarity and the keyword (BM25) match, "
+            "each normalised, plus small bonuses (recency, importance, a time the question "
+            "names); higher wins. Ranks: the place in each search alone (–: not found)."
+        ),
+        "legend_rrf": (
+            "Fused score = reciprocal rank fusion: 1/(k + dense rank) + 1/(k + keyword rank); "
+            "higher wins (–: not found)."
+        ),
+        "axis_tick": "tick",
+        "temporary": "temporary",
+        "summary": "summary",
+        "static": "persona",
+        "archived": "cold",
+        "active_layer": "active",
         "confirm": "Erase this memory for good? This cannot be undone.",
         "none": "(none)",
         "users": "Users",
@@ -144,14 +184,20 @@ def _table(head: Sequence[str], rows: Sequence[str], empty: str, cls: str = "") 
     return f'<table class="{cls}"><tr>{cells}</tr>{"".join(rows)}</table>'
 
 
+def _layer(name: str | None, w: dict[str, str]) -> str:
+    """A layer's name in the page's language, as a tag."""
+    shown = w.get("active_layer" if name == "active" else str(name), str(name or ""))
+    return f'<span class="tag">{escape(shown)}</span>'
+
+
 def _hot(view: dict[str, Any], w: dict[str, str]) -> str:
     persona, user = view["persona"], view["user_id"]
     rows = []
     for m in view["hot"]:
         due = w["never"] if m["forget_tick"] is None else str(m["forget_tick"])
-        curve = decay_curve(m["curve"], threshold=m["threshold"], label=w["curve"])
+        curve = decay_curve(m["curve"], threshold=m["threshold"], label=w["curve"], axis=w["axis_tick"])
         rows.append(
-            f'<tr data-memory="{escape(m["id"])}"><td><span class="tag">{escape(m["layer"])}</span></td>'
+            f'<tr data-memory="{escape(m["id"])}"><td>{_layer(m["layer"], w)}</td>'
             f'<td class="pre">{escape(m["note"] or m["content"])}</td>'
             f'<td class="num">{_num(m["current"])}</td>'
             f'<td class="num">{escape(due)}</td><td>{curve}</td>'
@@ -165,8 +211,9 @@ def _scored_row(m: dict[str, Any], w: dict[str, str], miss: bool) -> str:
     revived = f' <span class="tag">{escape(w["revived"])}</span>' if m["revived"] else ""
     return (
         f'<tr class="{"miss" if miss else "hit"}" data-memory="{escape(m["id"])}">'
-        f'<td><span class="tag">{escape(m["layer"])}</span></td>'
+        f"<td>{_layer(m['layer'], w)}</td>"
         f'<td class="pre">{escape(m["note"] or m["content"])}{revived}</td>'
+        f"<td>{escape(' '.join(m.get('matched', [])))}</td>"
         f'<td class="num">{_num(m["dense_rank"])}</td><td class="num">{_num(m["keyword_rank"])}</td>'
         f'<td class="num">{_num(m["score"], 4)}</td><td class="num">{_num(m["layer_weight"], 2)}</td>'
         f'<td class="num">{_num(m["significance"])}</td></tr>'
@@ -176,16 +223,26 @@ def _scored_row(m: dict[str, Any], w: dict[str, str], miss: bool) -> str:
 def _retrievals(view: dict[str, Any], w: dict[str, str]) -> str:
     if not view["retrievals"]:
         return f"<p>{escape(w['none'])}</p>"
-    head = [w["layer"], w["content"], w["dense"], w["keyword"], w["score"], w["weight"], w["significance"]]
+    head = [w["layer"], w["content"], w["matched"], w["dense"], w["keyword"], w["score"], w["weight"]]
+    head.append(w["significance"])
     blocks = []
     for shown in view["retrievals"]:
         rows = [_scored_row(m, w, False) for m in shown["memories"]]
         if shown["near_misses"]:
-            rows.append(f'<tr class="miss"><th colspan="7">{escape(w["near"])}</th></tr>')
+            rows.append(f'<tr class="miss"><th colspan="8">{escape(w["near"])}</th></tr>')
             rows.extend(_scored_row(m, w, True) for m in shown["near_misses"])
+        legend = w["legend_rrf"] if shown.get("fusion") == "rrf" else w["legend_score"]
+        active = shown.get("active") or ""
+        window = (
+            f"<details><summary>{escape(w['in_prompt'])}</summary>"
+            f'<p class="pre">{escape(active)}</p></details>'
+            if active
+            else ""
+        )
         blocks.append(
             f'<div class="retrieval"><p><b>{escape(w["query"])}:</b> {escape(shown["query"])} '
-            f'<small>{escape(shown["at"])}</small></p>{_table(head, rows, w["none"], "scores")}</div>'
+            f"<small>{escape(shown['at'])}</small></p>{_table(head, rows, w['none'], 'scores')}"
+            f"<p><small>{escape(legend)}</small></p>{window}</div>"
         )
     return "".join(blocks)
 
@@ -199,7 +256,7 @@ def _cold(view: dict[str, Any], w: dict[str, str], query: str) -> str:
         f'<button type="submit">{escape(w["search"])}</button></form>'
     )
     rows = [
-        f'<tr data-memory="{escape(m["id"])}"><td><span class="tag">{escape(m["origin"] or "")}</span></td>'
+        f'<tr data-memory="{escape(m["id"])}"><td>{_layer(m["origin"], w)}</td>'
         f'<td class="pre">{escape(m["note"] or m["content"])}</td>'
         f'<td class="num">{_num(m["significance"])}</td>'
         f"<td>{_button('restore', w['restore'], persona, user, m['id'])} "
@@ -237,7 +294,7 @@ def render(
             for i in view["active"]
         ]
         facts = [
-            f'<tr><td>{escape(f["key"])}</td><td>{escape(f["value"])}</td><td>{escape(f["source"])}</td></tr>'
+            f"<tr><td>{escape(f['key'])}</td><td>{escape(f['value'])}</td><td>{escape(f['source'])}</td></tr>"
             for f in view["profile"]
         ]
         body += [
@@ -247,7 +304,7 @@ def render(
             f"<h2>{escape(w['hot'])}</h2>",
             _hot(view, w),
             f"<h2>{escape(w['profile'])}</h2>",
-            _table(["key", "value", "source"], facts, w["none"], "profile"),
+            _table([w["key"], w["value"], w["source"]], facts, w["none"], "profile"),
             f"<h2>{escape(w['retrievals'])}</h2>",
             _retrievals(view, w),
             f"<h2>{escape(w['cold'])}</h2>",

@@ -15,6 +15,7 @@ from memory.inspection import MemoryInspector
 from memory.model import Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
 from memory.retriever import RetrievalResult
 from memory.significance import forget_tick, significance_at
+from memory.tokens import query_terms
 
 Json = dict[str, Any]
 CURVE_TICKS = 60
@@ -58,16 +59,31 @@ def scored_json(memory: RetrievedMemory, weights: Mapping[str, float]) -> Json:
     }
 
 
-def retrieval_json(result: RetrievalResult, config: RetrievalConfig) -> Json:
-    """What a retrieval gave: the two prompt texts, the scored memories and the near misses.
-    A layer weight is reported only in weighted mode, the only mode that multiplies by it."""
+MATCHED_QUERY_CHARS = 2000
+"""Characters of a query whose words are looked for in the memories shown (its end, as the
+retrieval's keyword stage reads it)."""
+
+
+def retrieval_json(result: RetrievalResult, config: RetrievalConfig, query: str = "") -> Json:
+    """What a retrieval gave: the two prompt texts, the scored memories (with the query's words
+    each holds) and the near misses. A layer weight is reported only in weighted mode, the only
+    mode that multiplies by it."""
     weights = config.weights if config.mode == RetrievalMode.WEIGHTED else {}
+    terms = query_terms(query[-MATCHED_QUERY_CHARS:], config.keyword_tokenizer) if query else set()
+
+    def scored(memory: RetrievedMemory) -> Json:
+        found = scored_json(memory, weights)
+        text = memory.entry.content.lower()
+        found["matched"] = sorted(term for term in terms if term.lower() in text)
+        return found
+
     return {
         "mode": config.mode.value,
+        "fusion": config.fusion,
         "active": result.active_text,
         "rag": result.rag_text,
-        "memories": [scored_json(m, weights) for m in result.memories],
-        "near_misses": [scored_json(m, weights) for m in result.near_misses],
+        "memories": [scored(m) for m in result.memories],
+        "near_misses": [scored(m) for m in result.near_misses],
         "profile": [fact_json(f) for f in result.profile],
         "degraded": result.degraded,
     }
