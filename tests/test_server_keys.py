@@ -186,7 +186,7 @@ def test_one_client_cannot_hold_every_connection(config: MemoryConfig) -> None:
         held = [socket.create_connection((host, int(port)), timeout=10) for _ in range(3)]
         try:
             with socket.create_connection((host, int(port)), timeout=10) as extra:
-                assert extra.recv(4096).startswith(b"HTTP/1.1 503")
+                assert extra.recv(4096).startswith(b"HTTP/1.1 429")
         finally:
             for sock in held:
                 sock.close()

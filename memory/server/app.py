@@ -236,13 +236,17 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
     return app
 
 
-BUSY = b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+_TOO_MANY_TEXT = b"too many open connections from this address\n"
+TOO_MANY = (
+    b"HTTP/1.1 429 Too Many Requests\r\nconnection: close\r\ncontent-type: text/plain\r\n"
+    b"content-length: %d\r\n\r\n%s" % (len(_TOO_MANY_TEXT), _TOO_MANY_TEXT)
+)
 
 
 def guarded_protocol(header_timeout: float, per_client: int) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol, closing a connection whose request headers take longer than
     ``header_timeout`` seconds (counted from the connection or the previous response: a client
-    that trickles header bytes holds nothing for long), and answering 503 to a client (an IP
+    that trickles header bytes holds nothing for long), and answering 429 to a client (an IP
     address) past ``per_client`` open connections."""
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
@@ -258,9 +262,7 @@ def guarded_protocol(header_timeout: float, per_client: int) -> type[asyncio.Pro
             open_by_client[self._client] += 1
             super().connection_made(transport)
             if open_by_client[self._client] > per_client:
-                transport.write(
-                    b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
-                )
+                transport.write(TOO_MANY)
                 transport.close()
                 return
             self._deadline = self.loop.call_later(header_timeout, self._headers_due)

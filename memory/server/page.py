@@ -213,7 +213,7 @@ def _scored_row(m: dict[str, Any], w: dict[str, str], miss: bool) -> str:
         f'<tr class="{"miss" if miss else "hit"}" data-memory="{escape(m["id"])}">'
         f"<td>{_layer(m['layer'], w)}</td>"
         f'<td class="pre">{escape(m["note"] or m["content"])}{revived}</td>'
-        f"<td>{escape(' '.join(m.get('matched', [])))}</td>"
+        f'<td class="matched">{escape(" ".join(m.get("matched", [])))}</td>'
         f'<td class="num">{_num(m["dense_rank"])}</td><td class="num">{_num(m["keyword_rank"])}</td>'
         f'<td class="num">{_num(m["score"], 4)}</td><td class="num">{_num(m["layer_weight"], 2)}</td>'
         f'<td class="num">{_num(m["significance"])}</td></tr>'
