@@ -122,7 +122,7 @@ class RequireKey:
     one, :mod:`memory.server.keys`) or a valid session cookie; a scoped key's request for another
     persona's path (403); and a cookie-only request that changes something from another origin
     (403). The request's :class:`Grant` goes into ``scope[GRANT]`` for the routes. No admin key and
-    no key file: lets all in, as the admin."""
+    no key file: lets all in, with the open grant (everything but what only the admin key may)."""
 
     def __init__(self, app: App, key: str, ring: KeyRing | None = None) -> None:
         self.app = app

@@ -127,20 +127,19 @@ class KeyRing:
             self._load()
             return list(self._records.values())
 
-    def any(self) -> bool:
-        """Whether any scoped key is issued (then every request needs a key)."""
-        return bool(self.records())
-
     def _write(self, records: dict[str, KeyRecord], secret: bytes) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {"secret": secret.hex(), "keys": [asdict(r) for r in records.values()]}
         temporary = self.path.with_suffix(".tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, ensure_ascii=False, indent=1)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(data, out, ensure_ascii=False, indent=1)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, self.path)
+        except OSError as exc:
+            raise ConfigError("server keys", f"cannot write {self.path}: {exc}") from exc
         self._seen = None
 
     def issue(self, persona: str, user_id: str | None = None, name: str = "") -> tuple[str, KeyRecord]:
