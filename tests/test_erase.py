@@ -160,3 +160,36 @@ def test_sigkill_during_forget_user_then_restart_leaves_nothing(
     reopened.close()
     assert _files_holding(folders, MARKER.encode()) == []
     assert _files_holding(folders, b"alice") == []
+
+
+@pytest.mark.sqlite_only  # the record's bytes are in these folders (Postgres: test_postgres's vacuum test)
+def test_a_heavy_user_with_store_items_erased_leaves_no_byte_and_forget_leaves_none_either(
+    make_manager, config: MemoryConfig
+) -> None:
+    """2,000 memories (the user's own vector collection), LangGraph store items, one memory
+    forgotten first: after ``forget`` no byte of that memory, after ``forget_user`` no byte of the
+    user's words or id, in any file under the data and archive folders."""
+    config.embedding.provider = "use-multilingual"  # the fast real embedder: 2,000 memories in seconds
+    user = "heavy_user@example-mail"  # LangGraph namespaces refuse periods
+    manager = make_manager(config)
+    rows = [
+        {"user_input": f"{MARKER}第{i}条：今天练了{i}分钟吉他", "response": "加油～", "user_id": user}
+        for i in range(2000)
+    ]
+    manager.import_interactions(rows)
+    store = manager.as_store()
+    store.put(("memories", user), "m-food", {"content": f"用户最爱吃{MARKER}牌饺子"})
+    store.put(("memories", "bob"), "m-dog", {"content": "bob 家的柯基叫可乐"})
+    once = manager.remember("我的单词本密码是zqwlonce", user_id=user)
+    manager.flush()
+    folders = [Path(config.data_dir), Path(config.archive_dir)]
+    assert _files_holding(folders, b"zqwlonce")
+    assert manager.forget(once, user_id=user)
+    assert _files_holding(folders, b"zqwlonce") == []
+
+    assert manager.forget_user(user) >= 2000
+    manager.close()
+    assert _files_holding(folders, MARKER.encode()) == []
+    assert _files_holding(folders, user.encode()) == []
+    again = make_manager(config)
+    assert again.as_store().get(("memories", "bob"), "m-dog") is not None
