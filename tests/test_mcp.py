@@ -80,3 +80,13 @@ async def test_stdio_server_with_a_fixed_user(config: MemoryConfig) -> None:
         assert other.is_error and "u9" in _text(other)
         state = json.loads(_text(await client.call_tool("memory_state", {})))
         assert state["user"]["user_id"] == "u9" and "users" not in state
+
+
+async def test_over_http_forgetting_names_its_user(config: MemoryConfig) -> None:
+    with running(MemoryService(["karin"], config)) as base:
+        async with Client(f"{base}/v1/personas/karin/mcp") as client:
+            memory_id = _text(await client.call_tool("remember", {"fact": "我对花生过敏", "user_id": "u1"}))
+            unnamed = await client.call_tool("forget_memory", {"memory_id": memory_id})
+            assert unnamed.is_error and "user_id" in _text(unnamed)
+            found = await client.call_tool("recall_memory", {"query": "我对什么过敏？", "user_id": "u1"})
+            assert "花生" in _text(found)  # nothing was erased

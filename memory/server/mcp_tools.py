@@ -15,7 +15,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
-from memory.errors import AccessDeniedError, MemoryEngineError
+from memory.errors import AccessDeniedError, InvalidInputError, MemoryEngineError
 from memory.server.guards import GRANT
 from memory.server.keys import ADMIN, Grant
 from memory.server.service import MemoryService
@@ -72,7 +72,11 @@ def build_mcp(service: MemoryService, persona: str, *, user_id: str | None = Non
         return str(await _engine(service.remember(persona, fact, user(user_id, ctx), key, True), text="fact"))
 
     async def forget_memory(memory_id: str, ctx: Context, user_id: str | None = None) -> str:
-        erased = await _engine(service.forget(persona, memory_id, user(user_id, ctx)))
+        try:  # as over REST: only the admin key (or stdio, its owner) may name no user
+            who = _grant(ctx).one_user(fixed.user(user_id))
+        except (AccessDeniedError, InvalidInputError) as exc:
+            raise ToolError(str(exc)) from exc
+        erased = await _engine(service.forget(persona, memory_id, who))
         return f"erased {memory_id}" if erased else f"no memory {memory_id} of this user"
 
     async def memory_state(ctx: Context, user_id: str | None = None) -> str:
