@@ -130,7 +130,7 @@ def _state(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from memory.server.app import serve
+    from memory.server.run import serve
     from memory.server.service import MemoryService
 
     serve(MemoryService(args.persona, _config(args)), host=args.host, port=args.port)

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from memory.server.app import create_app, uvicorn_config
+from memory.server.app import create_app
+from memory.server.run import uvicorn_config
 from memory.server.service import MemoryService
 
 

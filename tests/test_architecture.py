@@ -55,6 +55,7 @@ RANKS: list[set[str]] = [
         "slots",
         "when",
         "server.svg",
+        "server.words",
         "server.guards",
         "server.keys",
         "server.requests",
@@ -82,6 +83,7 @@ RANKS: list[set[str]] = [
     {"server.service"},
     {"server.mcp_tools"},
     {"server.app"},
+    {"server.run"},
     {"demo", "cli", "__main__"},
 ]
 
@@ -183,7 +185,7 @@ HEAVY = {
     "langgraph": "graph_store",
     "fastapi": "server.app",
     "fastapi_offline": "server.app",
-    "uvicorn": "server.app",
+    "uvicorn": "server.run",
     "starlette": "server.app",
     "mcp": "server.mcp_tools",
     "langchain_huggingface": "embeddings",

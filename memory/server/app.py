@@ -1,28 +1,24 @@
-"""The HTTP server (FastAPI + uvicorn; the only module importing either).
+"""The HTTP app (FastAPI; the only module importing it).
 
 ``create_app(service)`` gives the ASGI app: the REST routes under ``/v1/personas/{persona}``,
 OpenAPI docs at ``/docs``, the MCP tools at ``/v1/personas/{persona}/mcp`` (streamable HTTP) and
 the inspector at ``/inspect``. Its lifespan starts every persona's jobs and, on shutdown, stops
-them and flushes. ``serve(...)`` runs it with uvicorn (``python -m memory serve``).
+them and flushes. :mod:`memory.server.run` serves it with uvicorn (``python -m memory serve``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
 import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-import uvicorn
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi_offline import FastAPIOffline
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from memory.config_sections import ServerConfig
 from memory.errors import (
     AccessDeniedError,
     ClosedError,
@@ -234,82 +230,3 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         hosts = ["127.0.0.1", "localhost", "[::1]", "::1", bind, f"[{bind}]" if ":" in bind else bind]
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=sorted(set(hosts)))
     return app
-
-
-_TOO_MANY_TEXT = b"too many open connections from this address\n"
-TOO_MANY = (
-    b"HTTP/1.1 429 Too Many Requests\r\nconnection: close\r\ncontent-type: text/plain\r\n"
-    b"content-length: %d\r\n\r\n%s" % (len(_TOO_MANY_TEXT), _TOO_MANY_TEXT)
-)
-
-
-def guarded_protocol(header_timeout: float, per_client: int) -> type[asyncio.Protocol]:
-    """uvicorn's HTTP protocol, closing a connection whose request headers take longer than
-    ``header_timeout`` seconds (counted from the connection or the previous response: a client
-    that trickles header bytes holds nothing for long), and answering 429 to a client (an IP
-    address) past ``per_client`` open connections."""
-    from uvicorn.protocols.http.auto import AutoHTTPProtocol
-
-    open_by_client: collections.Counter[str] = collections.Counter()
-
-    class Guarded(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
-        _client = ""
-        _deadline: asyncio.TimerHandle | None = None
-
-        def connection_made(self, transport: Any) -> None:
-            peer = transport.get_extra_info("peername")
-            self._client = str(peer[0]) if peer else ""
-            open_by_client[self._client] += 1
-            super().connection_made(transport)
-            if open_by_client[self._client] > per_client:
-                transport.write(TOO_MANY)
-                transport.close()
-                return
-            self._deadline = self.loop.call_later(header_timeout, self._headers_due)
-
-        def _headers_due(self) -> None:
-            cycle = self.cycle
-            if cycle is None or cycle.response_complete:  # no request whose headers all came
-                self.transport.close()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if self._deadline is not None:
-                self._deadline.cancel()
-            if not self.transport.is_closing():
-                self._deadline = self.loop.call_later(header_timeout, self._headers_due)
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-            open_by_client[self._client] -= 1
-            if open_by_client[self._client] <= 0:
-                del open_by_client[self._client]
-            super().connection_lost(exc)
-
-    return Guarded
-
-
-def uvicorn_config(
-    app: FastAPI, config: ServerConfig, *, host: str, port: int, log_level: str = "info"
-) -> uvicorn.Config:
-    """How :func:`serve` runs ``app``: its limits (open connections, per client, header time)."""
-    return uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        lifespan="on",
-        ws="none",  # no websocket route: an upgrade is refused, not half-served
-        http=guarded_protocol(config.header_timeout_seconds, config.max_connections_per_client),
-        limit_concurrency=config.max_connections,
-    )
-
-
-def serve(service: MemoryService, *, host: str | None = None, port: int | None = None) -> None:
-    """Run the app with uvicorn until SIGINT / SIGTERM; shutdown stops the jobs and flushes."""
-    config = service.config.server
-    bind = host or config.host
-    uvicorn.Server(
-        uvicorn_config(create_app(service, host=bind), config, host=bind, port=port or config.port)
-    ).run()
