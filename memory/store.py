@@ -33,6 +33,9 @@ from memory.heap import trim_malloc
 logger = logging.getLogger(__name__)
 
 HTTP_TIMEOUT = httpx.Timeout(15.0, connect=3.0)
+LOW_DISK_BYTES = 4 << 20
+"""An embedded call that failed with less free space than this left the disk known to be full;
+no call is made until this much more is free than at the failure."""
 _T = TypeVar("_T")
 
 
@@ -61,6 +64,8 @@ class ChromaBackend:
         self._reopen_lock = threading.Lock()
         self._stale = ""
         """Why the client must be replaced before the next call ("": it need not)."""
+        self._full_at: int | None = None
+        """Free bytes when a call failed on a full disk (None: the disk is not known to be full)."""
         self.deadline = Deadline(config.call_timeout_seconds, name="persona-memory-chroma")
         try:
             self._client = self._open()
@@ -114,11 +119,16 @@ class ChromaBackend:
 
         A call past its deadline counts as a failure (the breaker opens) and the client is
         reopened before the next call the breaker lets through; so is an embedded client whose
-        call failed in the backend (not on bad input).
+        call failed in the backend (not on bad input). While the embedded index's disk is known to
+        be full, no call is attempted: the index waits for free space (a failed client's next
+        write may hang holding the interpreter lock) and the engine answers from the record.
 
         Raises:
-            StoreUnavailableError: the breaker is open, or the call failed or timed out.
+            StoreUnavailableError: the breaker is open, the disk is full, or the call failed or
+                timed out.
         """
+        if self._full_at is not None:
+            self._refuse_while_disk_full()
         if not self.breaker.allow():
             raise StoreUnavailableError(f"vector store unavailable: {self.breaker.last_error}")
 
@@ -138,10 +148,30 @@ class ChromaBackend:
             bad_input = isinstance(exc, ValueError | LookupError | TypeError)
             if self.config.mode == StoreMode.PERSISTENT and not bad_input:
                 self._stale = "failed"
+                free = self._free_bytes()
+                if free < LOW_DISK_BYTES:
+                    self._full_at = free
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
+        self._full_at = None
         self.breaker.record_success()
         return result
+
+    def _free_bytes(self) -> int:
+        try:
+            return shutil.disk_usage(self.path if self.path.exists() else self.path.parent).free
+        except OSError:
+            return 0
+
+    def _refuse_while_disk_full(self) -> None:
+        """Raise unless space came back since a call failed on a full disk."""
+        full_at = self._full_at
+        free = self._free_bytes()
+        if full_at is not None and free < full_at + LOW_DISK_BYTES:
+            raise StoreUnavailableError(
+                f"the disk of the vector index {self.path} is full ({free} bytes free); "
+                "the index waits for free space"
+            )
 
     def _reopen_if_broken(self) -> None:
         """Reopen the client after a call hung or failed, or when the embedded folder was deleted.

@@ -39,6 +39,11 @@ def _delete(collection: Any, *, ids: list[str]) -> None:
     collection.delete(ids=ids)
 
 
+def _settle(collection: Any) -> None:
+    # Chroma applies its write log to the collection at the next read: a write of its own
+    collection.count()
+
+
 class VectorStore:
     """One Chroma collection, with explicit embeddings; Chroma holds ids, vectors and a scope.
 
@@ -91,10 +96,10 @@ class VectorStore:
             batch_ids = list(ids[start:end])
             batch_vectors = [list(v) for v in ordered[start:end]]
             batch_meta = [dict(m) or {"_": 0} for m in metadatas[start:end]]
-            self._call(functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta))
-        # Chroma applies its write log to the collection at the next read; a read now does it here,
-        # in the indexer, not in a retrieval (which would also fail on a folder turned read-only)
-        self._call(lambda col: col.count())
+            upsert = functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta)
+            self._call(upsert)
+        # settled here, in the indexer, not in a retrieval (which would fail on a read-only folder)
+        self._call(_settle)
 
     def search(self, vector: Vector, top_k: int) -> list[StoreHit]:
         """The ``top_k`` nearest ids to ``vector`` with their cosine similarity, best first."""

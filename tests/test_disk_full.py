@@ -87,3 +87,4 @@ def test_a_full_then_freed_disk_never_freezes_the_process(config: MemoryConfig, 
     assert "closed" in child.stdout, child.stdout[-2000:] + child.stderr[-3000:]
     gap = float(child.stdout.split("gap ")[1].split()[0])
     assert gap < 1.0 and "found" in child.stdout
+    assert "in vain 0" in child.stdout, child.stdout  # no index write while the disk is known full
