@@ -11,12 +11,19 @@ export ANONYMIZED_TELEMETRY := False
 
 setup: $(STAMP)
 
+# torch only for the [huggingface] extra (the tests exercise it): its CPU build, not the CUDA one
+# that PyPI's Linux wheel pulls in; where that index is unreachable, from pip's other sources
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,postgres,langgraph,server]'
-	touch $(STAMP)
+	@test -x $(BIN)/python || { echo "set-up 1/4: creating $(VENV)"; $(PY) -m venv $(VENV); }
+	@echo "set-up 2/4: upgrading pip"
+	@$(BIN)/pip install --quiet --upgrade pip
+	@echo "set-up 3/4: torch 2.13.0, CPU build (only the huggingface extra needs it)"
+	@$(BIN)/pip install --quiet --retries 1 --timeout 20 \
+		--index-url https://download.pytorch.org/whl/cpu torch==2.13.0 || $(BIN)/pip install --quiet torch==2.13.0
+	@echo "set-up 4/4: persona-memory and its extras (dev, postgres, langgraph, server, huggingface)"
+	@$(BIN)/pip install --quiet -e '.[dev,postgres,langgraph,server,huggingface]'
+	@touch $(STAMP)
+	@echo "set-up done"
 
 # the tests start their own PostgreSQL servers from Debian's binaries
 postgres-binaries:

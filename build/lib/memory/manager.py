@@ -1,0 +1,261 @@
+"""MemoryManager: the entry point; the only public object that knows all four layers.
+
+Data flows one way: manager -> layers -> store / archive. A ``record_*`` call returns once its
+SQLite transaction has committed; the vector index and the archive file follow (see
+:mod:`memory.sync`), so an acknowledged interaction is never lost.
+
+Lifecycle, like an httpx client: the constructor opens the files; ``with`` closes them;
+``async with`` also starts and stops the scheduled jobs. A closed manager raises
+:class:`~memory.errors.ClosedError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from langchain_core.runnables import Runnable
+
+from memory.config import MemoryConfig
+from memory.engine import Engine, open_engine
+from memory.errors import ClosedError
+from memory.importer import ImportReport
+from memory.inspection import MemoryInspector
+from memory.jobs import first_runs
+from memory.model import ManagerState, ProfileFact, utcnow
+from memory.persona import Persona, load_persona
+from memory.recorder import NumberedRecord, Record
+from memory.retriever import MemoryRetriever, QueryInput, RetrievalResult
+from memory.state import build_debug_state
+from memory.surface import LangChainSurface
+from memory.upkeep import MemoryUpkeep
+from memory.validation import check_persona, check_user_id
+
+logger = logging.getLogger(__name__)
+
+
+class MemoryManager(MemoryUpkeep, LangChainSurface):
+    """Four-layer memory of one persona.
+
+    Args:
+        persona: the folder name under ``config.personas_dir`` (e.g. ``"karin"``).
+        config: the engine configuration (defaults and environment when ``None``).
+        summary_model: any LangChain chat model or Runnable; ``None`` means the model named in
+            config, else extractive summaries.
+        now: the clock (aware UTC datetimes); tests and replays may pass their own.
+
+    Raises:
+        ConfigError: an invalid config value. PersonaNotFoundError: unknown persona.
+        StaticMemoryError: a malformed static memory file. StoreError / StoreLockedError: the
+        data folder is unreadable or used by another process.
+
+    Example:
+        >>> async with MemoryManager("karin") as memory:  # doctest: +SKIP
+        ...     await memory.record_interaction("我对花生过敏", "记住啦～", user_id="u42")
+        ...     active_text, rag_text = await memory.aretrieve("我对什么过敏？", user_id="u42")
+    """
+
+    def __init__(
+        self,
+        persona: str,
+        config: MemoryConfig | None = None,
+        summary_model: Runnable[Any, Any] | None = None,
+        *,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self._state = ManagerState.UNOPENED
+        self.config = (config or MemoryConfig()).validate()
+        self._persona = load_persona(Path(self.config.personas_dir), check_persona(persona))
+        self._now = now
+        self._engine: Engine = open_engine(
+            self.config, self._persona, summary_model, now, (self._scheduled_summary, self._scheduled_cleanup)
+        )
+        self._state = ManagerState.OPEN
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def state(self) -> ManagerState:
+        """``OPEN`` from construction until ``close()`` / ``stop()``, then ``CLOSED``."""
+        return self._state
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        """Start the scheduled summary and clean-up jobs (idempotent; needs a running loop)."""
+        self._check_open()
+        engine = self._engine
+        runs = await asyncio.to_thread(
+            first_runs,
+            engine.db,
+            self._now(),
+            summary_interval=self.config.summary.interval_seconds,
+            cleanup_interval=self.config.summary.cleanup_interval_seconds,
+        )
+        engine.scheduler.start(runs)
+
+    async def stop(self) -> None:
+        """Stop the jobs, flush derived state and close files (idempotent)."""
+        if self._state == ManagerState.OPEN:
+            await self._engine.scheduler.stop()
+            await asyncio.to_thread(self.close)
+
+    def close(self) -> None:
+        """Stop the jobs, flush derived state and close files (idempotent; no loop needed)."""
+        if self._state != ManagerState.OPEN:
+            return
+        self._state = ManagerState.CLOSED
+        self._engine.close()
+
+    def _check_open(self) -> Engine:
+        if self._state != ManagerState.OPEN:
+            raise ClosedError(f"this MemoryManager of {self._persona.id!r} is closed; create a new one")
+        return self._engine
+
+    # -- what it is ----------------------------------------------------------------------------
+
+    @property
+    def persona(self) -> Persona:
+        """The persona: id (folder name), display name, description, locale."""
+        return self._persona
+
+    @property
+    def retriever(self) -> MemoryRetriever:
+        """The cross-layer retriever (``as_runnable()``, ``as_langchain_retriever()``)."""
+        return self._engine.retriever
+
+    @property
+    def inspector(self) -> MemoryInspector:
+        """A read-only view of the layers, the vector index and the archive."""
+        return MemoryInspector(self._check_open())
+
+    # -- recording ---------------------------------------------------------------------------
+
+    def record_interaction_sync(
+        self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
+    ) -> str:
+        """Record an interaction verbatim; returns its id once committed to SQLite.
+
+        Raises:
+            InputTypeError, InvalidInputError, InputTooLargeError: bad arguments (nothing stored).
+            ClosedError: the manager is closed.
+        """
+        recorder = self._check_open().recorder
+        interaction = recorder.build(user_input, response, user_id, timestamp)
+        recorder.commit([interaction])
+        return interaction.id
+
+    async def record_interaction(
+        self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
+    ) -> str:
+        """Record an interaction, then ask the summary model whether and how much it matters.
+
+        The raw interaction is committed first (in a worker thread: the loop never waits on
+        SQLite), so it survives a model failure or a crash; the model's one-line note and
+        importance follow when it answers (seed 003's gate). Returns the interaction id.
+        """
+        engine = self._check_open()
+        interaction = engine.recorder.build(user_input, response, user_id, timestamp)
+        await asyncio.to_thread(engine.recorder.commit, [interaction])
+        gate = await engine.summarizer.gate(interaction)
+        if gate is not None:
+            await asyncio.to_thread(engine.recorder.attach_gate, interaction.id, gate)
+        return interaction.id
+
+    def remember(
+        self, text: str, *, user_id: str | None = None, key: str | None = None, pinned: bool = True
+    ) -> str:
+        """Store a fact on purpose; returns its id.
+
+        With a ``key`` ("allergy", "home_city", ...) it is a profile fact: it supersedes the
+        key's previous value (kept as history) and reaches the prompt on every retrieval (see
+        :meth:`profile`). Without one it is a memory found by search; ``pinned`` memories never
+        decay.
+
+        Raises:
+            InputTypeError, InvalidInputError: a bad ``text``, ``user_id``, ``key`` or ``pinned``.
+        """
+        return self._check_open().recorder.remember(text, user_id=user_id, key=key, pinned=pinned)
+
+    def profile(self, user_id: str | None = None) -> dict[str, ProfileFact]:
+        """A user's current profile facts by key (value, since, source)."""
+        facts = self._check_open().profile.current(check_user_id(user_id))
+        return {fact.key: fact for fact in facts}
+
+    def import_interactions(
+        self,
+        records: Iterable[Record] | Iterable[NumberedRecord],
+        *,
+        batch_size: int = 500,
+        skip_invalid: bool = False,
+        progress: Callable[[int], object] | None = None,
+    ) -> ImportReport:
+        """Record many interactions in order, with their own timestamps, in batches.
+
+        Every record is validated before anything is written. A record is a mapping with
+        ``user_input``, ``response`` and optional ``timestamp`` (datetime or ISO string) and
+        ``user_id``; ``(line_number, record)`` pairs (see :func:`memory.importer.read_jsonl`)
+        keep file line numbers in the report. The same layer rules apply as one by one.
+
+        Raises:
+            ImportFileError: some records are bad and ``skip_invalid`` is false (nothing written).
+        """
+        return self._check_open().recorder.import_records(
+            records, batch_size=batch_size, skip_invalid=skip_invalid, progress=progress
+        )
+
+    # -- retrieval -----------------------------------------------------------------------------
+
+    def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
+        """``(active_text, rag_text)`` for a query: the active window and the recalled memories.
+
+        ``query`` is a text, or the recent dialogue as a list of turns, oldest first (the user's
+        newest turn last: it counts most). A retrieval is one tick of the user's decay clock.
+        Store failures give empty RAG text.
+        """
+        return self._check_open().retriever.retrieve(query, user_id=user_id)
+
+    async def aretrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
+        """:meth:`retrieve` in a worker thread: the event loop stays responsive."""
+        retriever = self._check_open().retriever
+        return await asyncio.to_thread(retriever.retrieve, query, user_id=user_id)
+
+    def retrieve_memories(
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
+    ) -> RetrievalResult:
+        """The full retrieval: active window, scored memories (with ranks) and prompt texts."""
+        return self._check_open().retriever.retrieve_memories(query, user_id=user_id, top_k=top_k)
+
+    async def aretrieve_memories(
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
+    ) -> RetrievalResult:
+        """:meth:`retrieve_memories` in a worker thread."""
+        retriever = self._check_open().retriever
+        return await asyncio.to_thread(retriever.retrieve_memories, query, user_id=user_id, top_k=top_k)
+
+    # -- maintenance ---------------------------------------------------------------------------
+
+    def debug_state(self, *, user_id: str | None = None) -> dict[str, Any]:
+        """A JSON-serialisable snapshot: exact totals per layer, the first users' counts, jobs,
+        model, store and breaker; with ``user_id``, that user's counts under ``"user"``."""
+        return build_debug_state(self._check_open(), user_id=check_user_id(user_id))

@@ -1,0 +1,211 @@
+"""The web inspector: one server-rendered page, in Chinese or English by the persona's locale.
+
+It shows, for one user, the active window, the hot memories with their significance now, the
+tick at which each will be forgotten and its decay curve, the profile facts, the last
+retrievals with each memory's score breakdown and the near misses below the cut, and the cold
+tier with search and a restore button. Forget and restore call the REST API from a few lines of
+JS; nothing is loaded from elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+from urllib.parse import urlencode
+
+from memory.server.svg import decay_curve
+from memory.server.words import WORDS
+
+STYLE = """
+body{font-family:system-ui,"Noto Sans CJK SC",sans-serif;margin:1.5rem;color:#222;max-width:75rem}
+h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.6rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;width:100%;font-size:.9rem}td,th{border-bottom:1px solid #eee;
+padding:.3rem .4rem;text-align:left;vertical-align:top}th{background:#f4f4f4}
+.num{text-align:right;font-variant-numeric:tabular-nums}.miss td{color:#888}
+.tag{font-size:.75rem;background:#eef;border-radius:3px;padding:0 .3rem}
+button{cursor:pointer}nav a{margin-right:.8rem}.pre{white-space:pre-wrap}
+"""
+
+SCRIPT = """
+async function act(button, method, url, question) {
+  if (question && !window.confirm(question)) return;
+  button.disabled = true;
+  const answer = await fetch(url, {method: method, credentials: 'same-origin'});
+  document.getElementById('status').textContent = answer.ok ? '' : (await answer.text());
+  if (answer.ok) window.location.reload(); else button.disabled = false;
+}
+document.addEventListener('click', (event) => {
+  const b = event.target.closest('button[data-act]');
+  if (!b) return;
+  const base = '/v1/personas/' + encodeURIComponent(b.dataset.persona) + '/memories/' +
+    encodeURIComponent(b.dataset.id);
+  const who = '?user_id=' + encodeURIComponent(b.dataset.user);
+  if (b.dataset.act === 'forget') act(b, 'DELETE', base + who, b.dataset.confirm);
+  else act(b, 'POST', base + '/restore' + who, null);
+});
+"""
+
+
+def link(persona: str | None, user_id: str | None, query: str = "") -> str:
+    """The inspector's URL for a persona, a user and a cold-tier search."""
+    params = {k: v for k, v in (("persona", persona), ("user_id", user_id), ("q", query)) if v}
+    return "/inspect" + (f"?{urlencode(params)}" if params else "")
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return escape(str(value))
+
+
+def _button(act: str, label: str, persona: str, user: str, memory_id: str, confirm: str = "") -> str:
+    extra = f' data-confirm="{escape(confirm)}"' if confirm else ""
+    return (
+        f'<button data-act="{act}" data-persona="{escape(persona)}" data-user="{escape(user)}" '
+        f'data-id="{escape(memory_id)}"{extra}>{escape(label)}</button>'
+    )
+
+
+def _table(head: Sequence[str], rows: Sequence[str], empty: str, cls: str = "") -> str:
+    if not rows:
+        return f"<p>{escape(empty)}</p>"
+    cells = "".join(f"<th>{escape(h)}</th>" for h in head)
+    return f'<table class="{cls}"><tr>{cells}</tr>{"".join(rows)}</table>'
+
+
+def _layer(name: str | None, w: dict[str, str]) -> str:
+    """A layer's name in the page's language, as a tag."""
+    shown = w.get("active_layer" if name == "active" else str(name), str(name or ""))
+    return f'<span class="tag">{escape(shown)}</span>'
+
+
+def _hot(view: dict[str, Any], w: dict[str, str]) -> str:
+    persona, user = view["persona"], view["user_id"]
+    rows = []
+    for m in view["hot"]:
+        due = w["never"] if m["forget_tick"] is None else str(m["forget_tick"])
+        curve = decay_curve(m["curve"], threshold=m["threshold"], label=w["curve"], axis=w["axis_tick"])
+        rows.append(
+            f'<tr data-memory="{escape(m["id"])}"><td>{_layer(m["layer"], w)}</td>'
+            f'<td class="pre">{escape(m["note"] or m["content"])}</td>'
+            f'<td class="num">{_num(m["current"])}</td>'
+            f'<td class="num">{escape(due)}</td><td>{curve}</td>'
+            f"<td>{_button('forget', w['forget'], persona, user, m['id'], w['confirm'])}</td></tr>"
+        )
+    head = [w["layer"], w["content"], w["now"], w["forget_at"], w["curve"], ""]
+    return _table(head, rows, w["none"], "hot")
+
+
+def _scored_row(m: dict[str, Any], w: dict[str, str], miss: bool) -> str:
+    revived = f' <span class="tag">{escape(w["revived"])}</span>' if m["revived"] else ""
+    return (
+        f'<tr class="{"miss" if miss else "hit"}" data-memory="{escape(m["id"])}">'
+        f"<td>{_layer(m['layer'], w)}</td>"
+        f'<td class="pre">{escape(m["note"] or m["content"])}{revived}</td>'
+        f'<td class="matched">{escape(" ".join(m.get("matched", [])))}</td>'
+        f'<td class="num">{_num(m["dense_rank"])}</td><td class="num">{_num(m["keyword_rank"])}</td>'
+        f'<td class="num">{_num(m["score"], 4)}</td><td class="num">{_num(m["layer_weight"], 2)}</td>'
+        f'<td class="num">{_num(m["significance"])}</td></tr>'
+    )
+
+
+def _retrievals(view: dict[str, Any], w: dict[str, str]) -> str:
+    if not view["retrievals"]:
+        return f"<p>{escape(w['none'])}</p>"
+    head = [w["layer"], w["content"], w["matched"], w["dense"], w["keyword"], w["score"], w["weight"]]
+    head.append(w["significance"])
+    blocks = []
+    for shown in view["retrievals"]:
+        rows = [_scored_row(m, w, False) for m in shown["memories"]]
+        if shown["near_misses"]:
+            rows.append(f'<tr class="miss"><th colspan="8">{escape(w["near"])}</th></tr>')
+            rows.extend(_scored_row(m, w, True) for m in shown["near_misses"])
+        legend = w["legend_rrf"] if shown.get("fusion") == "rrf" else w["legend_score"]
+        active = shown.get("active") or ""
+        window = (
+            f"<details><summary>{escape(w['in_prompt'])}</summary>"
+            f'<p class="pre">{escape(active)}</p></details>'
+            if active
+            else ""
+        )
+        blocks.append(
+            f'<div class="retrieval"><p><b>{escape(w["query"])}:</b> {escape(shown["query"])} '
+            f"<small>{escape(shown['at'])}</small></p>{_table(head, rows, w['none'], 'scores')}"
+            f"<p><small>{escape(legend)}</small></p>{window}</div>"
+        )
+    return "".join(blocks)
+
+
+def _cold(view: dict[str, Any], w: dict[str, str], query: str) -> str:
+    persona, user = view["persona"], view["user_id"]
+    form = (
+        f'<form method="get" action="/inspect"><input type="hidden" name="persona" value="{escape(persona)}">'
+        f'<input type="hidden" name="user_id" value="{escape(user)}">'
+        f'<input name="q" value="{escape(query)}" placeholder="{escape(w["search"])}">'
+        f'<button type="submit">{escape(w["search"])}</button></form>'
+    )
+    rows = [
+        f'<tr data-memory="{escape(m["id"])}"><td>{_layer(m["origin"], w)}</td>'
+        f'<td class="pre">{escape(m["note"] or m["content"])}</td>'
+        f'<td class="num">{_num(m["significance"])}</td>'
+        f"<td>{_button('restore', w['restore'], persona, user, m['id'])} "
+        f"{_button('forget', w['forget'], persona, user, m['id'], w['confirm'])}</td></tr>"
+        for m in view["cold"]
+    ]
+    return form + _table([w["layer"], w["content"], w["significance"], ""], rows, w["none"], "cold")
+
+
+def render(
+    personas: Sequence[str],
+    persona: str,
+    locale: str,
+    view: dict[str, Any] | None,
+    users: Sequence[str],
+    query: str = "",
+) -> str:
+    """The whole page: the persona and user pickers, then (with a user) every section."""
+    w = WORDS.get(locale, WORDS["en"])
+    nav = "".join(f'<a href="{escape(link(p, None))}">{escape(p)}</a>' for p in personas)
+    picked = view["user_id"] if view else ""
+    picker = (
+        f'<form method="get" action="/inspect"><input type="hidden" name="persona" value="{escape(persona)}">'
+        f'<label>{escape(w["user"])} <input name="user_id" value="{escape(picked)}"></label> '
+        f'<button type="submit">{escape(w["open"])}</button></form>'
+    )
+    body = [f"<nav>{escape(w['persona'])}: {nav}</nav>", picker, '<p id="status" role="alert"></p>']
+    if view is None:
+        listed = "".join(f'<li><a href="{escape(link(persona, u))}">{escape(u)}</a></li>' for u in users)
+        body.append(f"<h2>{escape(w['users'])}</h2><ul>{listed}</ul>")
+    else:
+        active = [
+            f'<tr><td class="pre">{escape(i["user_input"])}</td>'
+            f'<td class="pre">{escape(i["response"])}</td></tr>'
+            for i in view["active"]
+        ]
+        facts = [
+            f"<tr><td>{escape(f['key'])}</td><td>{escape(f['value'])}</td><td>{escape(f['source'])}</td></tr>"
+            for f in view["profile"]
+        ]
+        body += [
+            f'<p>{escape(w["tick"])}: <b id="tick">{view["tick"]}</b></p>',
+            f"<h2>{escape(w['active'])}</h2>",
+            _table([w["user"], persona], active, w["none"], "active"),
+            f"<h2>{escape(w['hot'])}</h2>",
+            _hot(view, w),
+            f"<h2>{escape(w['profile'])}</h2>",
+            _table([w["key"], w["value"], w["source"]], facts, w["none"], "profile"),
+            f"<h2>{escape(w['retrievals'])}</h2>",
+            _retrievals(view, w),
+            f"<h2>{escape(w['cold'])}</h2>",
+            _cold(view, w, query),
+        ]
+    lang = "zh-CN" if locale == "zh" else "en"
+    return (
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        f"<title>{escape(w['title'])} · {escape(persona)}</title><style>{STYLE}</style></head>"
+        f"<body><h1>{escape(w['title'])} · {escape(persona)}</h1>{''.join(body)}"
+        f"<script>{SCRIPT}</script></body></html>"
+    )

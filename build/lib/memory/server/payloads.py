@@ -1,0 +1,141 @@
+"""What the server says about memories: plain JSON values built from the engine's types.
+
+One shape per kind, shared by the REST routes, the MCP tools and the inspector page, so a memory
+looks the same wherever it is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from memory.config import RetrievalConfig, RetrievalMode
+from memory.inspection import MemoryInspector
+from memory.model import Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
+from memory.retriever import RetrievalResult
+from memory.significance import forget_tick, significance_at
+from memory.tokens import query_terms
+
+Json = dict[str, Any]
+CURVE_TICKS = 60
+"""How far ahead (in retrievals) a decay curve is drawn."""
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def entry_json(entry: MemoryEntry) -> Json:
+    """A memory as stored: id, layer, text, owner, times, significance and flags."""
+    return {
+        "id": entry.id,
+        "layer": entry.layer.value,
+        "origin": None if entry.origin is None else entry.origin.value,
+        "content": entry.content,
+        "note": entry.note,
+        "user_id": entry.user_id,
+        "created_at": _iso(entry.created_at),
+        "significance": entry.significance,
+        "changed_at": entry.changed_at,
+        "pinned": entry.pinned,
+        "key": entry.key,
+        "importance": entry.importance,
+    }
+
+
+def scored_json(memory: RetrievedMemory, weights: Mapping[str, float]) -> Json:
+    """A retrieved memory with its score breakdown: ranks, fused score, similarity, layer weight,
+    significance, and whether it came back from the cold tier."""
+    return {
+        **entry_json(memory.entry),
+        "score": memory.score,
+        "similarity": memory.similarity,
+        "significance": memory.significance,
+        "dense_rank": memory.dense_rank,
+        "keyword_rank": memory.keyword_rank,
+        "layer_weight": weights.get(memory.entry.layer.value),
+        "revived": memory.revived,
+    }
+
+
+MATCHED_QUERY_CHARS = 2000
+"""Characters of a query whose words are looked for in the memories shown (its end, as the
+retrieval's keyword stage reads it)."""
+
+
+def retrieval_json(result: RetrievalResult, config: RetrievalConfig, query: str = "") -> Json:
+    """What a retrieval gave: the two prompt texts, the scored memories (with the query's words
+    each holds) and the near misses. A layer weight is reported only in weighted mode, the only
+    mode that multiplies by it."""
+    weights = config.weights if config.mode == RetrievalMode.WEIGHTED else {}
+    terms = query_terms(query[-MATCHED_QUERY_CHARS:], config.keyword_tokenizer) if query else set()
+
+    def scored(memory: RetrievedMemory) -> Json:
+        found = scored_json(memory, weights)
+        text = memory.entry.content.lower()
+        found["matched"] = sorted(term for term in terms if term.lower() in text)
+        return found
+
+    return {
+        "mode": config.mode.value,
+        "fusion": config.fusion,
+        "active": result.active_text,
+        "rag": result.rag_text,
+        "memories": [scored(m) for m in result.memories],
+        "near_misses": [scored(m) for m in result.near_misses],
+        "profile": [fact_json(f) for f in result.profile],
+        "degraded": result.degraded,
+    }
+
+
+def fact_json(fact: ProfileFact) -> Json:
+    """A profile fact: key, value, since when, told or extracted."""
+    return {"key": fact.key, "value": fact.value, "since": _iso(fact.since), "source": fact.source}
+
+
+def interaction_json(interaction: Interaction) -> Json:
+    """One recorded exchange, verbatim."""
+    return {
+        "id": interaction.id,
+        "user_input": interaction.user_input,
+        "response": interaction.response,
+        "timestamp": _iso(interaction.timestamp),
+    }
+
+
+def outlook_json(entry: MemoryEntry, inspector: MemoryInspector, tick: int) -> Json:
+    """A hot memory as the inspector shows it: its significance now, the tick at which it will be
+    forgotten if never recalled, and its decay curve from now on (``[tick, value]`` points)."""
+    rule = inspector.decay_rule(entry.layer)
+    shown = entry_json(entry)
+    if rule is None or entry.pinned:
+        return {**shown, "current": entry.significance, "forget_tick": None, "threshold": None, "curve": []}
+    coefficient, threshold = rule
+    now = significance_at(entry.significance, entry.changed_at, tick, coefficient)
+    due = forget_tick(entry.significance, entry.changed_at, coefficient, threshold) if threshold else None
+    end = tick + CURVE_TICKS if due is None else max(due, tick + 1)
+    step = max(1, (end - tick) // 30)
+    curve = [
+        [t, significance_at(entry.significance, entry.changed_at, t, coefficient)]
+        for t in range(tick, end + 1, step)
+    ]
+    return {**shown, "current": now, "forget_tick": due, "threshold": threshold or None, "curve": curve}
+
+
+def hot_layers(inspector: MemoryInspector, user_id: str, tick: int) -> list[Json]:
+    """Every hot memory of a user (temporary and summary), least significant first."""
+    shown = [
+        outlook_json(entry, inspector, tick)
+        for layer in (Layer.TEMPORARY, Layer.SUMMARY)
+        for entry in inspector.entries(layer, user_id)
+    ]
+    return sorted(shown, key=lambda m: m["current"])
+
+
+def cold_tier(entries: Sequence[MemoryEntry], query: str, limit: int) -> list[Json]:
+    """A user's forgotten memories, newest first, those containing ``query`` when one is given."""
+    needle = query.casefold().strip()
+    found = [e for e in entries if not needle or needle in f"{e.note or ''}\n{e.content}".casefold()]
+    found.sort(key=lambda e: e.created_at, reverse=True)
+    return [entry_json(e) for e in found[:limit]]

@@ -1,0 +1,128 @@
+"""The LangChain and LangGraph faces of :class:`memory.manager.MemoryManager`: a chat chain with
+memory, a message history, a LangGraph store, memory tools and the cognitive loop.
+
+Each is built by its own module; this base class only hands them the open manager.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+
+from memory import chat, tools
+from memory.engine import Engine
+from memory.model import Interaction, ProfileFact
+from memory.retriever import QueryInput, RetrievalResult
+from memory.validation import check_user_id
+
+if TYPE_CHECKING:
+    from memory.graph_store import MemoryStore
+
+
+class LangChainSurface:
+    """LangChain / LangGraph adapters of an open manager (a base of :class:`MemoryManager`)."""
+
+    def _check_open(self) -> Engine:
+        raise NotImplementedError
+
+    # provided by the manager
+    def retrieve_memories(
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
+    ) -> RetrievalResult:
+        raise NotImplementedError
+
+    def record_interaction_sync(self, user_input: str, response: str, *, user_id: str | None = None) -> str:
+        raise NotImplementedError
+
+    async def record_interaction(self, user_input: str, response: str, *, user_id: str | None = None) -> str:
+        raise NotImplementedError
+
+    def remember(
+        self, text: str, *, user_id: str | None = None, key: str | None = None, pinned: bool = True
+    ) -> str:
+        raise NotImplementedError
+
+    def profile(self, user_id: str | None = None) -> dict[str, ProfileFact]:
+        raise NotImplementedError
+
+    def forget(self, memory_id: str, *, user_id: str | None = None) -> bool:
+        raise NotImplementedError
+
+    def forget_user(self, user_id: str) -> int:
+        raise NotImplementedError
+
+    def window_interactions(self, user_id: str | None) -> list[Interaction]:
+        """The interactions of a user's active window, oldest first."""
+        engine = self._check_open()
+        window = engine.active.entries(check_user_id(user_id))
+        return engine.journal.by_ids([entry.id for entry in window])
+
+    def with_memory(
+        self,
+        chain: Runnable[Any, Any],
+        *,
+        input_key: str = "input",
+        history_key: str = "history",
+        output_key: str | None = None,
+    ) -> Runnable[Any, Any]:
+        """Give a chat chain memory, like ``RunnableWithMessageHistory``.
+
+        Before ``chain`` runs, the user's memory joins its input dict: ``active`` (the recent
+        exchanges as text), ``rag`` (profile facts and recalled memories as text) and
+        ``history_key`` (the recent exchanges as messages). After it answers, the (input,
+        answer) pair is recorded. The user is the input's ``user_id``, else
+        ``config["configurable"]["user_id"]``. Works with ``invoke``, ``ainvoke``, ``batch``,
+        ``stream`` and ``astream``; a memory failure never breaks the reply.
+
+        Example:
+            >>> chat = memory.with_memory(prompt | model)  # doctest: +SKIP
+            >>> chat.invoke({"input": "我对什么过敏？"}, {"configurable": {"user_id": "u42"}})
+        """
+        self._check_open()
+        return chat.with_memory(
+            self, chain, input_key=input_key, history_key=history_key, output_key=output_key
+        )
+
+    def as_chat_history(self, user_id: str) -> chat.MemoryChatHistory:
+        """A ``BaseChatMessageHistory`` over the user's active window (added exchanges are
+        recorded; ``clear()`` erases the user, see :meth:`forget_user`)."""
+        self._check_open()
+        user = check_user_id(user_id)
+        if user is None:
+            raise tools.no_user_error()
+        return chat.MemoryChatHistory(self, user)
+
+    def as_tools(self, user_id: str | None = None) -> list[BaseTool]:
+        """LangChain tools a model can call: ``recall_memory(query)``, ``remember(fact, key)``
+        and ``forget_memory(memory_id)``, described in the persona's language. The user is
+        ``user_id``, else ``config["configurable"]["user_id"]`` of the call."""
+        engine = self._check_open()
+        return tools.memory_tools(self, check_user_id(user_id), engine.config.locale)
+
+    def cognitive_chain(
+        self, model: BaseChatModel, *, max_recalls: int = 2, system_prompt: str | None = None
+    ) -> Runnable[Any, Any]:
+        """Seed 000's cognitive loop as a chain: the model first judges whether it can answer; if
+        it needs to know something it recalls it (a ``recall_memory`` tool call, or a
+        ``RECALL: <query>`` line from a model without tools), at most ``max_recalls`` times,
+        then answers. Input: a str or ``{"input": str}``; output: the model's answer message."""
+        engine = self._check_open()
+        return tools.cognitive_chain(
+            self,
+            model,
+            engine.persona,
+            engine.config.locale,
+            max_recalls=max_recalls,
+            system_prompt=system_prompt,
+        )
+
+    def as_store(self, *, prefix: str = "memories") -> MemoryStore:
+        """A LangGraph ``BaseStore`` over this persona's memories (needs the ``langgraph``
+        extra): namespace ``(prefix, user_id)`` is that user's memory; ``put`` remembers,
+        ``search`` retrieves, ``delete`` forgets (see :mod:`memory.graph_store`)."""
+        from memory.graph_store import MemoryStore  # the langgraph extra is optional
+
+        return MemoryStore(self, self._check_open(), prefix=prefix)

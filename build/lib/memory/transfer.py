@@ -1,0 +1,162 @@
+"""Export and import of a persona's memory: every memory of every layer and tier, exactly.
+
+An export is JSON Lines. The first line is a header ``{"type": "header", "format": "persona-memory-export",
+"version": 1, "persona": ..., "exported_at": ..., "users": [...]}``; then one object per row,
+``"type"`` naming it: ``memory`` (any layer or tier, with its significance, the tick it was
+last set at, timestamps, pinned flag, store key and value, importance, note; ``"tier"`` is
+``hot`` or ``cold`` for readers), ``interaction`` (the verbatim journal), ``profile`` (facts,
+superseded ones included) and ``clock`` (each user's decay tick). Times are epoch seconds, so
+a round trip is exact. The persona's own (static) memories live in its files, not in exports.
+
+Importing an export into a folder that holds none of its users gives the same ``retrieve()``
+results as the original: same rows, same ticks; the vectors and the archive file are rebuilt
+from them (a search over a large user's graph is approximate, as it was before).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memory import tokens
+from memory.db import CLOCK_COLUMNS
+from memory.engine import Engine
+from memory.errors import InvalidInputError, MemoryEngineError
+from memory.importer import ImportFileError, check_file, read_jsonl
+from memory.model import SHARED_SCOPE, Layer, scope_of, user_of
+
+FORMAT = "persona-memory-export"
+VERSION = 1
+KINDS = ("interaction", "memory", "profile", "clock")
+
+
+def _scopes(engine: Engine) -> list[str]:
+    """Every scope that holds anything of this persona's users (the shared scope included)."""
+    found = set(engine.journal.scopes()) | set(engine.db.clock_scopes())
+    for layer in Layer:
+        if layer != Layer.STATIC:
+            found |= set(engine.entries.scopes(layer))
+    found |= set(engine.profile.scopes())
+    return sorted(found)
+
+
+def _rows(engine: Engine, scopes: list[str]) -> Iterator[dict[str, Any]]:
+    for row in engine.journal.exported(scopes):
+        yield {"type": "interaction", **row}
+    for row in engine.entries.exported(scopes):
+        yield {"type": "memory", "tier": "cold" if row["layer"] == Layer.ARCHIVED.value else "hot", **row}
+    for row in engine.profile.exported(scopes):
+        yield {"type": "profile", **row}
+    for row in engine.db.rows("clock", CLOCK_COLUMNS, scopes, ordered=False):
+        yield {"type": "clock", **row}
+
+
+def export(engine: Engine, path: Path, *, user_id: str | None, every_user: bool) -> int:
+    """Write the memory of one user (``every_user`` false) or of all to ``path`` (temp file,
+    fsync, rename: never half a file). Returns how many memories were written.
+
+    Raises:
+        InvalidInputError: ``path`` cannot be written (a missing folder, no permission, a full disk).
+    """
+    with engine.db.transaction(durable=False):  # one snapshot: an erase cannot land halfway
+        scopes = _scopes(engine) if every_user else [scope_of(user_id)]
+        rows = list(_rows(engine, scopes))
+    header = {
+        "type": "header",
+        "format": FORMAT,
+        "version": VERSION,
+        "persona": engine.persona.id,
+        "exported_at": datetime.now(UTC).isoformat(),
+        "users": [user_of(s) for s in scopes],
+    }
+    memories = 0
+    temp = path.with_name(f"{path.name}.partial")
+    try:
+        with temp.open("w", encoding="utf-8") as handle:
+            handle.write(json.dumps(header, ensure_ascii=False) + "\n")
+            for row in rows:
+                memories += row["type"] == "memory"
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise InvalidInputError("path", f"cannot write {path}: {exc.strerror or exc}") from None
+    return memories
+
+
+def is_export(path: Path) -> bool:
+    """Whether a file starts with an export header (else it is an interactions file)."""
+    with check_file(path).open(encoding="utf-8", errors="replace") as handle:
+        first = handle.readline()
+    try:
+        header = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and header.get("format") == FORMAT
+
+
+def _read(path: Path) -> dict[str, list[dict[str, Any]]]:
+    rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
+    for number, parsed in read_jsonl(path):
+        if isinstance(parsed, str):
+            raise ImportFileError("file", f"{path} line {number}: {parsed}")
+        row = dict(parsed)
+        if number == 1:
+            if row.get("format") != FORMAT or row.get("version") != VERSION:
+                raise ImportFileError("file", f"{path} is not a version {VERSION} export")
+            continue
+        kind = row.pop("type", None)
+        if kind not in rows or not isinstance(row.get("scope"), str):
+            raise ImportFileError("file", f"{path} line {number}: not an export row")
+        row.pop("tier", None)
+        rows[kind].append(row)
+    return rows
+
+
+def _names(scopes: set[str]) -> str:
+    return ", ".join("(shared)" if s == SHARED_SCOPE else repr(user_of(s)) for s in sorted(scopes))
+
+
+def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> int:
+    """Restore an export in one transaction; returns how many memories. Nothing is written
+    when a user of the file already has memory here, or was erased here (unless
+    ``allow_erased``: an export made before an erase is a copy the erase could not reach).
+
+    Raises:
+        ImportFileError: not an export, a malformed line, or a user already present or erased.
+    """
+    rows = _read(path)
+    scopes = sorted({row["scope"] for kind in KINDS for row in rows[kind]})
+    present = set(_scopes(engine)) & set(scopes)
+    if present:
+        raise ImportFileError(
+            "file", f"users {_names(present)} already have memories here; import into an empty folder"
+        )
+    erased = engine.eraser.tombstones.erased(scopes)
+    if erased and not allow_erased:
+        raise ImportFileError(
+            "file",
+            f"users {_names(erased)} were erased here (forget_user); nothing was imported. "
+            "To bring them back on purpose, import with allow_erased=True (CLI: --allow-erased)",
+        )
+    memories = rows["memory"]
+    if engine.config.retrieval.keyword_tokenizer == tokens.JIEBA:
+        tokens.prepare(tokens.indexed_value(r.get("note"), str(r.get("content"))) for r in memories)
+    try:
+        with engine.db.transaction() as conn:
+            engine.journal.restore(conn, rows["interaction"])
+            engine.entries.restore(conn, memories)
+            engine.profile.restore(conn, rows["profile"])
+            engine.db.insert_rows(conn, "clock", CLOCK_COLUMNS, rows["clock"])
+    except MemoryEngineError:
+        raise
+    except Exception as exc:  # a missing column, a wrong type, a duplicate id: the database says
+        raise ImportFileError("file", f"{path}: a row does not fit ({exc}); nothing was imported") from None
+    engine.sync.notify()
+    return len(memories)
