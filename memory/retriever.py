@@ -33,7 +33,7 @@ from memory.layers.rag import EMBED_MAX_CHARS, RagLayer, Vector
 from memory.model import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.profile import ProfileTable
 from memory.profile_select import ProfileSelector
-from memory.relevance import RelevanceFloor
+from memory.relevance import Bar, RelevanceFloor
 from memory.sync import IndexSync
 from memory.tokens import JIEBA
 from memory.validation import check_top_k, check_user_id
@@ -62,6 +62,8 @@ class RetrievalResult:
     """The user's current profile facts, in the prompt ahead of the memories."""
     near_misses: list[RetrievedMemory] = field(default_factory=list)
     """The best candidates just below the cut (not returned, not boosted), best first."""
+    floor: Bar | None = None
+    """The relevance floor's bar for this query (None: no floor applied)."""
 
 
 class MemoryRetriever:
@@ -157,6 +159,7 @@ class MemoryRetriever:
         known = self._profile(user_id)
         vector: Vector | None = None
         words: set[str] = set()
+        bar: Bar | None = None
         try:
             vector = query_vector(parsed, self.embeddings, EMBED_MAX_CHARS)  # as memories are
             terms = self._keyword_terms(parsed)
@@ -197,6 +200,7 @@ class MemoryRetriever:
             profile=facts,
             degraded=degraded,
             near_misses=misses,
+            floor=bar,
         )
         if not degraded:
             self._tick(user_id, memories)

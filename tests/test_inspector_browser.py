@@ -67,6 +67,8 @@ def test_the_inspector_shows_why_and_restore_and_forget_work(browser, config: Me
         first_hit = page.locator("table.scores tr.hit").first
         assert first_hit.locator("td.pre").inner_text().count("咖啡") == 1
         assert "咖啡" in first_hit.locator("td.matched").inner_text()  # why it won: the word it shares
+        closeness = first_hit.locator("td.similarity").inner_text()  # and how close in meaning
+        assert "（很接近）" in closeness or "（相关）" in closeness
         assert page.locator("table.scores tr.miss[data-memory]").count() >= 1  # near misses shown
         Path(REPO / "data").mkdir(exist_ok=True)
         page.screenshot(path=str(REPO / "data" / f"inspector-{RECORD}.png"), full_page=True)

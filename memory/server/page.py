@@ -17,6 +17,10 @@ from urllib.parse import urlencode
 from memory.server.svg import decay_curve
 from memory.server.words import WORDS
 
+SIMILARITY_BANDS = ((0.55, "sim_close"), (0.35, "sim_related"), (0.2, "sim_loose"), (-2.0, "sim_far"))
+"""Plain words for a cosine, read off the default embedder: a question and its answer in one
+language 0.5-0.6, across languages 0.25-0.5, small talk against a fact about 0.0-0.1."""
+
 STYLE = """
 body{font-family:system-ui,"Noto Sans CJK SC",sans-serif;margin:1.5rem;color:#222;max-width:75rem}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.6rem;border-bottom:1px solid #ddd}
@@ -106,24 +110,40 @@ def _scored_row(m: dict[str, Any], w: dict[str, str], miss: bool) -> str:
         f"<td>{_layer(m['layer'], w)}</td>"
         f'<td class="pre">{escape(m["note"] or m["content"])}{revived}</td>'
         f'<td class="matched">{escape(" ".join(m.get("matched", [])))}</td>'
+        f'<td class="num similarity">{_similarity(m.get("similarity"), w)}</td>'
         f'<td class="num">{_num(m["dense_rank"])}</td><td class="num">{_num(m["keyword_rank"])}</td>'
         f'<td class="num">{_num(m["score"], 4)}</td><td class="num">{_num(m["layer_weight"], 2)}</td>'
         f'<td class="num">{_num(m["significance"])}</td></tr>'
     )
 
 
+def _similarity(value: float | None, w: dict[str, str]) -> str:
+    """A cosine similarity with its plain meaning."""
+    if value is None:
+        return "–"
+    band = next(word for bar, word in SIMILARITY_BANDS if value >= bar)
+    return f"{value:.2f} {escape(w[band])}"
+
+
+def _floor(bar: dict[str, float] | None, w: dict[str, str]) -> str:
+    if not bar:
+        return w["no_floor"]
+    return w["floor"].format(dense=bar["dense"], keywords=bar["with_keywords"])
+
+
 def _retrievals(view: dict[str, Any], w: dict[str, str]) -> str:
     if not view["retrievals"]:
         return f"<p>{escape(w['none'])}</p>"
-    head = [w["layer"], w["content"], w["matched"], w["dense"], w["keyword"], w["score"], w["weight"]]
-    head.append(w["significance"])
+    head = [w["layer"], w["content"], w["matched"], w["similarity"], w["dense"], w["keyword"], w["score"]]
+    head += [w["weight"], w["significance"]]
     blocks = []
     for shown in view["retrievals"]:
         rows = [_scored_row(m, w, False) for m in shown["memories"]]
         if shown["near_misses"]:
-            rows.append(f'<tr class="miss"><th colspan="8">{escape(w["near"])}</th></tr>')
+            rows.append(f'<tr class="miss"><th colspan="9">{escape(w["near"])}</th></tr>')
             rows.extend(_scored_row(m, w, True) for m in shown["near_misses"])
         legend = w["legend_rrf"] if shown.get("fusion") == "rrf" else w["legend_score"]
+        legend += " " + w["legend_similarity"] + " " + _floor(shown.get("floor"), w)
         active = shown.get("active") or ""
         window = (
             f"<details><summary>{escape(w['in_prompt'])}</summary>"

@@ -86,6 +86,7 @@ def retrieval_json(result: RetrievalResult, config: RetrievalConfig, query: str 
         "near_misses": [scored(m) for m in result.near_misses],
         "profile": [fact_json(f) for f in result.profile],
         "degraded": result.degraded,
+        "floor": None if (bar := result.floor) is None else {"dense": bar.high, "with_keywords": bar.low},
     }
 
 

@@ -49,6 +49,17 @@ WORDS = {
             "融合得分 = 倒数排名融合（RRF）：1/(k+向量排名) + 1/(k+关键词排名)，"
             "越高越靠前（–：未找到）。"
         ),
+        "similarity": "向量相似度",
+        "legend_similarity": "向量相似度为问题与记忆的余弦相似度（1：意思相同，0：毫不相关）。",
+        "sim_close": "（很接近）",
+        "sim_related": "（相关）",
+        "sim_loose": "（有点关系）",
+        "sim_far": "（几乎无关）",
+        "floor": (
+            "相关性下限：仅向量命中需相似度 ≥ {dense:.2f}，关键词也命中需 ≥ {keywords:.2f}；"
+            "不够的名额留空。"
+        ),
+        "no_floor": "未开启相关性下限（retrieval.relevance_floor）：名额总会填满。",
         "axis_tick": "刻度",
         "temporary": "临时层",
         "summary": "摘要层",
@@ -98,6 +109,19 @@ WORDS = {
             "Fused score = reciprocal rank fusion: 1/(k + dense rank) + 1/(k + keyword rank); "
             "higher wins (–: not found)."
         ),
+        "similarity": "Dense similarity",
+        "legend_similarity": (
+            "Dense similarity: the cosine of question and memory (1: same meaning, 0: unrelated)."
+        ),
+        "sim_close": "(close)",
+        "sim_related": "(related)",
+        "sim_loose": "(loosely)",
+        "sim_far": "(unrelated)",
+        "floor": (
+            "Relevance floor: a dense match alone needs a similarity >= {dense:.2f}, one keywords "
+            "also found >= {keywords:.2f}; slots stay empty otherwise."
+        ),
+        "no_floor": "No relevance floor (retrieval.relevance_floor): every slot is filled.",
         "axis_tick": "tick",
         "temporary": "temporary",
         "summary": "summary",
