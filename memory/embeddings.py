@@ -162,7 +162,7 @@ class BlendedEmbeddings(Embeddings):
     def __init__(self, use: Embeddings, *, engines: int | None = None) -> None:
         import numpy as np
 
-        from memory.relevance import background_sentences
+        from memory.samples import background_sentences
 
         self._np = np
         self._use = use

@@ -30,7 +30,8 @@ from memory.jobs import first_runs
 from memory.model import ManagerState, ProfileFact, utcnow
 from memory.persona import Persona, load_persona
 from memory.recorder import NumberedRecord, Record
-from memory.retriever import MemoryRetriever, QueryInput, RetrievalResult
+from memory.retriever import QueryInput, RetrievalResult
+from memory.runnables import RetrieverFace
 from memory.state import build_debug_state
 from memory.surface import LangChainSurface
 from memory.upkeep import MemoryUpkeep
@@ -140,9 +141,10 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         return self._persona
 
     @property
-    def retriever(self) -> MemoryRetriever:
-        """The cross-layer retriever (``as_runnable()``, ``as_langchain_retriever()``)."""
-        return self._engine.retriever
+    def retriever(self) -> RetrieverFace:
+        """The cross-layer retriever (``retrieve``, ``retrieve_memories``) and its LangChain
+        faces (``as_runnable()``, ``as_langchain_retriever()``)."""
+        return RetrieverFace(self._engine.retriever)
 
     @property
     def inspector(self) -> MemoryInspector:

@@ -15,8 +15,6 @@ only a quarter of the way: two kinds of evidence.
 
 from __future__ import annotations
 
-import importlib.resources
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,17 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-BACKGROUND_FILE = "background.json"
+from memory.samples import background_sentences
+
 DENSE_SHARE = 0.5
 """A memory must rise this share of the way from the query's mean similarity to small talk to its best."""
 KEYWORD_SHARE = 0.25
 """The same share for a memory the keyword ranking also found."""
-
-
-def background_sentences() -> list[str]:
-    """The packaged small-talk sentences."""
-    text = (importlib.resources.files("memory.samples") / BACKGROUND_FILE).read_text(encoding="utf-8")
-    return [str(s) for s in json.loads(text)["sentences"]]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""MemoryRetriever: answers a query across layers (quota, weighted or hybrid) for prompts and LCEL.
+"""MemoryRetriever: answers a query across layers (quota, weighted or hybrid) for prompts.
 
 The retriever reads layers; the two writes a retrieval implies are explicit, bounded steps of
 :meth:`MemoryRetriever.retrieve_memories`: an index catch-up before searching (at most
@@ -8,18 +8,14 @@ failing gives empty RAG text and one logged warning per outage, never an excepti
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
-from memory import keyword, ranking, runnables, slots
+from memory import keyword, ranking, slots
 from memory.bridge import preload, shared_bridge
 from memory.candidates import CandidateSearch
 from memory.config import RetrievalConfig, RetrievalMode
@@ -276,26 +272,3 @@ class MemoryRetriever:
                 self.sync.notify()  # vectors move between tiers; forgotten entries go to the archive file
         except Exception as exc:
             logger.warning("decay tick failed (%s); the retrieval is still served", exc)
-
-    def as_runnable(self) -> Runnable[Any, dict[str, str]]:
-        """An LCEL Runnable to ``{"active": str, "rag": str}``. Input: a str; a dict with
-        ``query``, ``input`` or ``question`` (and ``user_id``); a message, or a list of messages
-        (the last human message is the query). The user is the input's ``user_id``, else
-        ``config["configurable"]["user_id"]``, else the persona's shared memory."""
-
-        def run(payload: Any, config: RunnableConfig) -> dict[str, str]:
-            query, user_id = runnables.query_and_user(payload, config)
-            active_text, rag_text = self.retrieve(query, user_id=user_id)  # validates both
-            return {"active": active_text, "rag": rag_text}
-
-        async def arun(payload: Any, config: RunnableConfig) -> dict[str, str]:
-            return await asyncio.to_thread(run, payload, config)
-
-        lambda_ = RunnableLambda(run, afunc=arun, name="persona_memory")
-        schema: Any = runnables.MemoryInput  # a union: pydantic builds the schema from it
-        output: Any = runnables.MemoryOutput
-        return lambda_.with_types(input_type=schema, output_type=output)
-
-    def as_langchain_retriever(self, *, user_id: str | None = None) -> BaseRetriever:
-        """A ``BaseRetriever`` whose Documents carry layer, significance, timestamp and score."""
-        return runnables.MemoryDocumentRetriever(memory=self, user_id=check_user_id(user_id))

@@ -1,4 +1,4 @@
-"""The LangChain surface of a retrieval: what the runnable accepts, and a ``BaseRetriever``.
+"""The LangChain surface of a retrieval: an LCEL Runnable, what it accepts, and a ``BaseRetriever``.
 
 Input, like a chat chain's: a str; a dict with ``query``, ``input`` or ``question`` (and
 ``user_id``); a message, or a list of messages: the conversation up to its last human message is
@@ -16,11 +16,13 @@ from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, Callba
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from typing_extensions import TypedDict
 
 from memory.errors import InputTypeError, InvalidInputError
 from memory.model import RetrievedMemory
+from memory.retriever import MemoryRetriever, QueryInput, RetrievalResult
+from memory.validation import check_user_id
 
 QUERY_KEYS = ("query", "input", "question")
 
@@ -145,3 +147,48 @@ class MemoryDocumentRetriever(BaseRetriever):
     ) -> list[Document]:
         result = await asyncio.to_thread(self.memory.retrieve_memories, query, user_id=user_id)
         return [to_document(m) for m in result.memories]
+
+
+class RetrieverFace:
+    """The cross-layer retriever as ``MemoryManager.retriever`` shows it: every method of
+    :class:`~memory.retriever.MemoryRetriever`, and its two LangChain faces."""
+
+    def __init__(self, retriever: MemoryRetriever) -> None:
+        self.core = retriever
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.core, name)
+
+    def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
+        """``(active_text, rag_text)`` for a prompt (see ``MemoryRetriever.retrieve``)."""
+        return self.core.retrieve(query, user_id=user_id)
+
+    def retrieve_memories(
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
+    ) -> RetrievalResult:
+        """Everything one retrieval produced (see ``MemoryRetriever.retrieve_memories``)."""
+        return self.core.retrieve_memories(query, user_id=user_id, top_k=top_k)
+
+    def as_runnable(self) -> Runnable[Any, dict[str, str]]:
+        """An LCEL Runnable to ``{"active": str, "rag": str}``. Input: a str; a dict with
+        ``query``, ``input`` or ``question`` (and ``user_id``); a message, or a list of messages
+        (the last human message is the query). The user is the input's ``user_id``, else
+        ``config["configurable"]["user_id"]``, else the persona's shared memory."""
+        core = self.core
+
+        def run(payload: Any, config: RunnableConfig) -> dict[str, str]:
+            query, user_id = query_and_user(payload, config)
+            active_text, rag_text = core.retrieve(query, user_id=user_id)  # validates both
+            return {"active": active_text, "rag": rag_text}
+
+        async def arun(payload: Any, config: RunnableConfig) -> dict[str, str]:
+            return await asyncio.to_thread(run, payload, config)
+
+        lambda_ = RunnableLambda(run, afunc=arun, name="persona_memory")
+        schema: Any = MemoryInput  # a union: pydantic builds the schema from it
+        output: Any = MemoryOutput
+        return lambda_.with_types(input_type=schema, output_type=output)
+
+    def as_langchain_retriever(self, *, user_id: str | None = None) -> BaseRetriever:
+        """A ``BaseRetriever`` whose Documents carry layer, significance, timestamp and score."""
+        return MemoryDocumentRetriever(memory=self.core, user_id=check_user_id(user_id))
