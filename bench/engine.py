@@ -20,7 +20,7 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from memory.config import EmbeddingConfig, MemoryConfig
-from memory.embeddings import PACKAGED_MINILM, USE_PROVIDER, get_embeddings
+from memory.index.embeddings import PACKAGED_MINILM, USE_PROVIDER, get_embeddings
 from memory.manager import MemoryManager
 
 PROVIDERS = {

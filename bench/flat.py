@@ -4,7 +4,7 @@ What a plain RAG memory would do: no layers, no SQLite, no decay; ``similarity_s
 with the engine's embedder. The vectors are copied from the engine's own collections (same
 texts, same model), so building the baseline does not embed everything a second time; queries
 are embedded by ``similarity_search`` itself, as in the engine. A benchmark tool, not part of the
-engine: it talks to Chroma directly on purpose (the engine's only chromadb importer is store.py).
+engine: it talks to Chroma directly on purpose (the engine's only chromadb importer is index/chroma.py).
 """
 
 from __future__ import annotations

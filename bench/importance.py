@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from memory.importance import importance
+from memory.domain.importance import importance
 
 LABELS = Path(__file__).with_name("importance_labels.jsonl")
 THRESHOLDS = (0.3, 0.5, 0.7)

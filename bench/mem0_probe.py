@@ -75,7 +75,7 @@ def run_mem0(folder: Path, *, quick: bool, site: Path | None = None) -> dict[str
 
     version = str(getattr(mem0, "__version__", "?"))
     from memory.config import EmbeddingConfig
-    from memory.embeddings import get_embeddings
+    from memory.index.embeddings import get_embeddings
 
     model = get_embeddings(EmbeddingConfig())
     dims = len(model.embed_query("维度"))

@@ -99,8 +99,8 @@ def _import(manager: MemoryManager, size: int) -> dict[str, float]:
 def _embedder_rate(manager: MemoryManager) -> float:
     """Texts/s of the engine's embedder alone on what the import embedded (2,000 of the stored
     interactions' index texts, one batched call): the limit the import is measured against."""
+    from memory.domain.types import Layer
     from memory.layers.rag import EMBED_MAX_CHARS
-    from memory.model import Layer
 
     texts = [e.index_text[:EMBED_MAX_CHARS] for e in manager.inspector.entries(Layer.TEMPORARY, USER)[:2000]]
     started = time.perf_counter()
@@ -197,7 +197,7 @@ def bench_embeddings(quick: bool) -> dict[str, dict[str, Any]]:
     from langchain_core.embeddings import Embeddings
 
     from memory.config import EmbeddingConfig
-    from memory.embeddings import (
+    from memory.index.embeddings import (
         BLEND_PROVIDER,
         HF_PROVIDER,
         PACKAGED_MINILM,

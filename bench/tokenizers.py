@@ -17,9 +17,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from memory import tokens
 from memory.config import MemoryConfig
 from memory.demo import load_sample, timeline
+from memory.domain import tokens
 from memory.manager import MemoryManager
 
 REPO_PERSONAS = Path(__file__).resolve().parents[1] / "personas"

@@ -5,6 +5,7 @@ here live in :mod:`memory.errors` (all derive from :class:`MemoryEngineError`).
 """
 
 from memory.config import MemoryConfig, RetrievalMode, StoreMode
+from memory.domain.types import Interaction, Layer, MemoryEntry, RetrievedMemory
 from memory.errors import (
     ClosedError,
     ConfigError,
@@ -16,10 +17,9 @@ from memory.errors import (
     StoreError,
     StoreLockedError,
 )
-from memory.importer import ImportReport
 from memory.manager import MemoryManager
-from memory.model import Interaction, Layer, MemoryEntry, RetrievedMemory
-from memory.retriever import RetrievalResult
+from memory.retrieval.retriever import RetrievalResult
+from memory.write.importer import ImportReport
 
 __all__ = [
     "ClosedError",

@@ -13,7 +13,7 @@ from typing import Any
 
 from memory.config import MemoryConfig
 from memory.errors import InvalidInputError, MemoryEngineError
-from memory.importer import FORMAT
+from memory.write.importer import FORMAT
 
 
 def _config(args: argparse.Namespace) -> MemoryConfig:
@@ -40,9 +40,9 @@ def _positive(text: str) -> int:
 def _import(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from memory.importer import ImportFileError, check_file, read_jsonl
     from memory.manager import MemoryManager
     from memory.transfer import is_export
+    from memory.write.importer import ImportFileError, check_file, read_jsonl
 
     path = check_file(Path(args.file))
     if is_export(path):
@@ -146,8 +146,8 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _keys(args: argparse.Namespace) -> int:
+    from memory.domain.validation import check_user_id
     from memory.server.keys import KeyRing
-    from memory.validation import check_user_id
 
     ring = KeyRing(_config(args).data_dir)
     if args.action == "add":

@@ -17,8 +17,8 @@ from rich.panel import Panel
 from rich.table import Table
 
 from memory.config import MemoryConfig
+from memory.domain.types import RetrievedMemory
 from memory.manager import MemoryManager
-from memory.model import RetrievedMemory
 
 SAMPLE = "karin_dialogue.json"
 

@@ -18,39 +18,39 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import Runnable
 
-from memory import entries as entry_table
-from memory import fts, journal, keyword, pg_keyword, tombstones
-from memory import profile as profile_table
-from memory.archive import MemoryArchive
 from memory.config import MemoryConfig, StoreMode
 from memory.config_sections import RecordKind
-from memory.db import Database
-from memory.decay import DecayTick
-from memory.embeddings import describe, get_embeddings
-from memory.entries import EntryTable
-from memory.erase import Eraser
+from memory.domain.persona import Persona
+from memory.domain.tokens import JIEBA
+from memory.domain.types import Layer
 from memory.errors import ConfigError
-from memory.heap import cap_malloc_arenas, scrub_freed_memory
-from memory.jobs import SummaryJobs
-from memory.journal import Journal
+from memory.index.chroma import ChromaBackend
+from memory.index.embeddings import describe, get_embeddings
+from memory.index.heap import cap_malloc_arenas, scrub_freed_memory
+from memory.index.scoped import INDEX_LAYOUT, ScopedStores
 from memory.layers.active import ActiveLayer
+from memory.layers.decay_tick import DecayTick
 from memory.layers.rag import RagLayer
 from memory.layers.static import StaticLayer
 from memory.layers.summary import SummaryLayer
 from memory.layers.temporary import TemporaryLayer
-from memory.model import Layer
-from memory.persona import Persona
-from memory.profile import ProfileTable
-from memory.recorder import Recorder
-from memory.retriever import MemoryRetriever
-from memory.scheduler import MemoryScheduler
-from memory.scoped import INDEX_LAYOUT, ScopedStores
-from memory.sqlite import FolderLock, SqliteDatabase
-from memory.store import ChromaBackend
-from memory.summarizer import Summarizer, load_model_factory
-from memory.sync import IndexSync
-from memory.tokens import JIEBA
-from memory.tombstones import Tombstones
+from memory.record import entries as entry_table
+from memory.record import fts, journal, keyword, pg_keyword, tombstones
+from memory.record import profile as profile_table
+from memory.record.archive import MemoryArchive
+from memory.record.db import Database
+from memory.record.entries import EntryTable
+from memory.record.journal import Journal
+from memory.record.profile import ProfileTable
+from memory.record.sqlite import FolderLock, SqliteDatabase
+from memory.record.tombstones import Tombstones
+from memory.retrieval.retriever import MemoryRetriever
+from memory.summary.jobs import SummaryJobs
+from memory.summary.scheduler import MemoryScheduler
+from memory.summary.summarizer import Summarizer, load_model_factory
+from memory.write.erase import Eraser
+from memory.write.index_sync import IndexSync
+from memory.write.recorder import Recorder
 
 Job = Callable[[], Awaitable[object]]
 
@@ -136,7 +136,7 @@ def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Dat
             raise ConfigError("store.postgres_dsn", "is required when store.record = 'postgres'")
         if tokenizer != JIEBA:
             raise ConfigError("retrieval.keyword_tokenizer", "the Postgres record indexes with jieba only")
-        from memory.postgres import PostgresDatabase  # psycopg is an optional extra
+        from memory.record.postgres import PostgresDatabase  # psycopg is an optional extra
 
         install = functools.partial(pg_keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
         vacuum = config.store.postgres_vacuum_on_erase

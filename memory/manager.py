@@ -2,7 +2,7 @@
 
 Data flows one way: manager -> layers -> store / archive. A ``record_*`` call returns once its
 SQLite transaction has committed; the vector index and the archive file follow (see
-:mod:`memory.sync`), so an acknowledged interaction is never lost.
+:mod:`memory.write.index_sync`), so an acknowledged interaction is never lost.
 
 Lifecycle, like an httpx client: the constructor opens the files; ``with`` closes them;
 ``async with`` also starts and stops the scheduled jobs. A closed manager raises
@@ -22,20 +22,20 @@ from typing import Any, Self
 from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
+from memory.domain.persona import Persona, load_persona
+from memory.domain.types import ManagerState, ProfileFact, utcnow
+from memory.domain.validation import check_persona, check_user_id
 from memory.engine import Engine, open_engine
 from memory.errors import ClosedError
-from memory.importer import ImportReport
-from memory.inspection import MemoryInspector
-from memory.jobs import first_runs
-from memory.model import ManagerState, ProfileFact, utcnow
-from memory.persona import Persona, load_persona
-from memory.recorder import NumberedRecord, Record
-from memory.retriever import QueryInput, RetrievalResult
-from memory.runnables import RetrieverFace
-from memory.state import build_debug_state
+from memory.integrations.runnables import RetrieverFace
+from memory.introspection.inspection import MemoryInspector
+from memory.introspection.state import build_debug_state
+from memory.retrieval.retriever import QueryInput, RetrievalResult
+from memory.summary.jobs import first_runs
 from memory.surface import LangChainSurface
 from memory.upkeep import MemoryUpkeep
-from memory.validation import check_persona, check_user_id
+from memory.write.importer import ImportReport
+from memory.write.recorder import NumberedRecord, Record
 
 logger = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
 
         Every record is validated before anything is written. A record is a mapping with
         ``user_input``, ``response`` and optional ``timestamp`` (datetime or ISO string) and
-        ``user_id``; ``(line_number, record)`` pairs (see :func:`memory.importer.read_jsonl`)
+        ``user_id``; ``(line_number, record)`` pairs (see :func:`memory.write.importer.read_jsonl`)
         keep file line numbers in the report. The same layer rules apply as one by one.
 
         Raises:

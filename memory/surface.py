@@ -12,14 +12,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 
-from memory import chat, tools
+from memory.domain.types import Interaction, ProfileFact
+from memory.domain.validation import check_user_id
 from memory.engine import Engine
-from memory.model import Interaction, ProfileFact
-from memory.retriever import QueryInput, RetrievalResult
-from memory.validation import check_user_id
+from memory.integrations import chat, tools
+from memory.retrieval.retriever import QueryInput, RetrievalResult
 
 if TYPE_CHECKING:
-    from memory.graph_store import MemoryStore
+    from memory.integrations.graph_store import MemoryStore
 
 
 class LangChainSurface:
@@ -122,7 +122,7 @@ class LangChainSurface:
     def as_store(self, *, prefix: str = "memories") -> MemoryStore:
         """A LangGraph ``BaseStore`` over this persona's memories (needs the ``langgraph``
         extra): namespace ``(prefix, user_id)`` is that user's memory; ``put`` remembers,
-        ``search`` retrieves, ``delete`` forgets (see :mod:`memory.graph_store`)."""
-        from memory.graph_store import MemoryStore  # the langgraph extra is optional
+        ``search`` retrieves, ``delete`` forgets (see :mod:`memory.integrations.graph_store`)."""
+        from memory.integrations.graph_store import MemoryStore  # the langgraph extra is optional
 
         return MemoryStore(self, self._check_open(), prefix=prefix)

@@ -22,12 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memory import tokens
-from memory.db import CLOCK_COLUMNS
+from memory.domain import tokens
+from memory.domain.types import SHARED_SCOPE, Layer, scope_of, user_of
 from memory.engine import Engine
 from memory.errors import InvalidInputError, MemoryEngineError
-from memory.importer import ImportFileError, check_file, read_jsonl
-from memory.model import SHARED_SCOPE, Layer, scope_of, user_of
+from memory.record.db import CLOCK_COLUMNS
+from memory.write.importer import ImportFileError, check_file, read_jsonl
 
 FORMAT = "persona-memory-export"
 VERSION = 1

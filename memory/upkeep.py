@@ -11,9 +11,9 @@ import sqlite3
 from pathlib import Path
 
 from memory import transfer
+from memory.domain.validation import check_memory_id, check_user_id
 from memory.engine import Engine
 from memory.errors import InvalidInputError, StoreError
-from memory.validation import check_memory_id, check_user_id
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class MemoryUpkeep:
     def forget_user(self, user_id: str) -> int:
         """Erase everything the engine holds of a user, from every file: interactions, memories
         of every layer and tier, summaries, profile facts, keyword index, vectors and archive
-        lines (see :mod:`memory.erase`). Other users are untouched. Returns how many memories
+        lines (see :mod:`memory.write.erase`). Other users are untouched. Returns how many memories
         went.
 
         Raises:

@@ -21,7 +21,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.pg_server import postgres_server
 from memory import MemoryConfig, MemoryManager
-from memory.embeddings import get_embeddings
+from memory.index.embeddings import get_embeddings
 
 STATIC_MD = """# 背景
 
@@ -174,7 +174,7 @@ def sql(manager: MemoryManager, query: str, params: tuple[object, ...] = ()) -> 
     if manager.config.store.record == "postgres":
         import psycopg
 
-        from memory.postgres import to_postgres
+        from memory.record.postgres import to_postgres
 
         with psycopg.connect(manager.config.store.postgres_dsn.get_secret_value()) as conn:
             conn.execute(f'SET search_path TO "persona_{manager.persona.id}"'.encode())

@@ -16,8 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memory import MemoryConfig, MemoryManager, store, vectors
+from memory import MemoryConfig, MemoryManager
 from memory.errors import MemoryEngineError
+from memory.index import chroma as store
+from memory.index import vectors
 
 LEAVE_FREE = 1_000_000
 """Bytes left when the filler stops: the record's next writes fit, the index's soon do not."""

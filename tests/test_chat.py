@@ -137,7 +137,7 @@ def test_bad_input_is_refused_before_the_chain_runs(make_manager) -> None:
 def test_a_failed_record_does_not_break_the_reply(make_manager, caplog) -> None:
     manager = make_manager()
     chat = manager.with_memory(RunnableLambda(lambda d: {"output": "   "}))  # an empty answer: unrecordable
-    with caplog.at_level(logging.WARNING, logger="memory.chat"):
+    with caplog.at_level(logging.WARNING, logger="memory.integrations.chat"):
         assert chat.invoke({"input": "你好"}, {"configurable": {"user_id": "u1"}}) == {"output": "   "}
     assert "not recorded" in caplog.text
     assert manager.window_interactions("u1") == []

@@ -18,7 +18,7 @@ import pytest
 from conftest import budget, fill, sql
 
 from memory import Layer, MemoryConfig, MemoryManager, StoreError
-from memory.archive import MemoryArchive
+from memory.record.archive import MemoryArchive
 
 CHILD = Path(__file__).with_name("crash_child.py")
 TRIALS = 12

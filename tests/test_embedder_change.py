@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory import MemoryConfig
-from memory.embeddings import BLEND_PROVIDER, USE_PROVIDER, get_embeddings
+from memory.index.embeddings import BLEND_PROVIDER, USE_PROVIDER, get_embeddings
 
 
 def test_the_blend_matches_across_languages_and_reads_queries_as_queries() -> None:

@@ -10,8 +10,8 @@ import pytest
 from conftest import config_env
 
 from memory import MemoryConfig, MemoryManager
-from memory.embeddings import PACKAGED_MINILM, get_embeddings
 from memory.errors import ConfigError
+from memory.index.embeddings import PACKAGED_MINILM, get_embeddings
 
 
 def test_the_default_embedder_records_and_recalls_without_importing_torch(config: MemoryConfig) -> None:

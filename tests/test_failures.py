@@ -90,7 +90,7 @@ def test_writes_during_outage_stay_committed_and_reach_the_index_later(make_mana
 def test_manager_starts_while_the_store_is_down(make_manager, config, monkeypatch) -> None:
     manager = make_manager(_outage_config(config))
     manager.close()
-    from memory import store as store_module
+    from memory.index import chroma as store_module
 
     monkeypatch.setattr(store_module.ChromaBackend, "_open", lambda self: FailingChroma())
     again = make_manager(_outage_config(config))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from memory import Layer
-from memory.importance import importance
+from memory.domain.importance import importance
 
 
 async def test_the_gate_writes_the_note_and_the_importance(make_manager) -> None:

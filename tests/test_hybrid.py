@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from conftest import fill
 
-from memory import Layer, MemoryManager, keyword
-from memory.tokens import query_terms, words
-from memory.vectors import VectorStore
+from memory import Layer, MemoryManager
+from memory.domain.tokens import query_terms, words
+from memory.index.vectors import VectorStore
+from memory.record import keyword
 
 REDIS = "Deployed 3-node redis cluster, config at /opt/redis/"
 

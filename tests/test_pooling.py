@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import fill
 
 from memory import Layer
-from memory.scoped import POOL_LIMIT
+from memory.index.scoped import POOL_LIMIT
 
 
 def test_many_light_users_share_one_collection_and_stay_apart(make_manager, config) -> None:

@@ -109,7 +109,7 @@ def test_workers_opening_a_new_database_at_once_all_start(postgres_dsn) -> None:
     """Workers of a fresh deployment start together: none fails on creating its persona's schema."""
     import threading
 
-    from memory.postgres import PostgresDatabase
+    from memory.record.postgres import PostgresDatabase
 
     failures: list[Exception] = []
 

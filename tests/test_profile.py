@@ -4,7 +4,7 @@ holds more profile text than its budget in characters (real embedder, real SQLit
 from __future__ import annotations
 
 from memory import MemoryConfig, MemoryManager
-from memory.formatter import format_profile
+from memory.domain.formatter import format_profile
 
 THINGS = ["邮票", "硬币", "明信片", "书签", "徽章", "钥匙扣", "贴纸", "磁铁"]
 

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory import Layer, MemoryEntry, RetrievalMode, RetrievedMemory
-from memory.ranking import fuse_scores, near_misses, select
+from memory.retrieval.ranking import fuse_scores, near_misses, select
 
 QUOTAS = {"temporary": 3, "summary": 2, "static": 2}
 WEIGHTS = {"temporary": 0.8, "summary": 0.9, "static": 1.0}

@@ -13,7 +13,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 
 from memory import InvalidInputError, Layer
-from memory.formatter import relative_time
+from memory.domain.formatter import relative_time
 
 
 async def _with_summary(manager, texts: list[str]) -> None:

@@ -8,7 +8,7 @@ from conftest import fill
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from memory import InputTypeError, InvalidInputError, Layer, MemoryManager
-from memory.relevance import Bar, RelevanceFloor
+from memory.retrieval.relevance import Bar, RelevanceFloor
 
 FACTS = [
     "我对花生过敏，吃了会起疹子",

@@ -27,7 +27,7 @@ from conftest import budget, check_user_isolation, fill, write_persona
 from langchain_core.embeddings import Embeddings
 
 from memory import Layer, MemoryConfig, MemoryManager, StoreMode
-from memory import store as store_module
+from memory.index import chroma as store_module
 
 pytestmark = pytest.mark.server
 

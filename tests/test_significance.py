@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory import Layer, MemoryConfig
-from memory.importance import importance
-from memory.significance import (
+from memory.domain.importance import importance
+from memory.layers.decay_rules import (
     boost_significance,
     decay_significance,
     forget_tick,

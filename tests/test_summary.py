@@ -8,7 +8,7 @@ from conftest import fill, sql
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from memory import Layer
-from memory.summarizer import Summarizer
+from memory.summary.summarizer import Summarizer
 
 
 async def test_summary_job_writes_one_summary_from_the_model(make_manager, fake_model) -> None:

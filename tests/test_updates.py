@@ -9,8 +9,8 @@ import pytest
 from conftest import fill
 
 from memory import MemoryManager
-from memory.formatter import HISTORY_MARKS
-from memory.slots import slot_of
+from memory.domain.formatter import HISTORY_MARKS
+from memory.domain.slots import slot_of
 
 CHAT = ["今天天气真好", "晚饭吃了面条", "周末去公园散步了", "最近在追一部剧", "下午有点困"]
 

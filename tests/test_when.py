@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.when import Window, window_of
+from memory.domain.when import Window, window_of
 
 NOW = datetime(2026, 11, 25, 15, 30, tzinfo=UTC)  # a Wednesday
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from memory.db import Connection
-from memory.entries import EntryTable
-from memory.model import IndexState, Layer, MemoryEntry, scope_of
+from memory.domain.types import IndexState, Layer, MemoryEntry, scope_of
+from memory.record.db import Connection
+from memory.record.entries import EntryTable
 
 OverflowHandler = Callable[[Connection, Sequence[MemoryEntry]], None]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from memory.db import Connection
+from memory.domain.types import Layer
+from memory.layers.decay_rules import boost_significance, forget_tick, recall_at
 from memory.layers.rag import RagLayer
-from memory.model import Layer
-from memory.significance import boost_significance, forget_tick, recall_at
+from memory.record.db import Connection
 
 
 class DecayingLayer(RagLayer):

@@ -11,13 +11,13 @@ import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from memory import keyword
-from memory.entries import EntryTable
-from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
-from memory.scoped import POOL_LIMIT, ScopedStores, nearest
-from memory.significance import significance_at
-from memory.vectors import StoreHit
-from memory.when import Window
+from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
+from memory.domain.when import Window
+from memory.index.scoped import POOL_LIMIT, ScopedStores, nearest
+from memory.index.vectors import StoreHit
+from memory.layers.decay_rules import significance_at
+from memory.record import keyword
+from memory.record.entries import EntryTable
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class RagLayer:
 
     def _nearest(self, vector: Vector, depth: int, scope: str) -> list[StoreHit]:
         """HNSW search of a scope's own collection, or an exact ranking of a pooled scope's
-        vectors read by id (see :mod:`memory.scoped`)."""
+        vectors read by id (see :mod:`memory.index.scoped`)."""
         if self.stores.pooled(scope):
             ids = self.table.home_ids(self.layer, scope)
             if len(ids) > POOL_LIMIT:  # another process may have moved it out: look again

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-from memory import keyword
-from memory.entries import EntryTable
+from memory.domain.persona import STATIC_DIR
+from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
 from memory.errors import StaticMemoryError
+from memory.index.scoped import ScopedStores
+from memory.index.vectors import VectorStore
 from memory.layers.rag import RagLayer
-from memory.model import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
-from memory.persona import STATIC_DIR
-from memory.scoped import ScopedStores
-from memory.vectors import VectorStore
+from memory.record import keyword
+from memory.record.entries import EntryTable
 
 logger = logging.getLogger(__name__)
 

@@ -13,12 +13,12 @@ from dataclasses import replace
 from datetime import datetime
 
 from memory.config import SummaryConfig
-from memory.db import Connection, Database
-from memory.entries import EntryTable
+from memory.domain.types import IndexState, Layer, MemoryEntry, scope_of
+from memory.index.scoped import ScopedStores
+from memory.layers.decay_rules import significance_at
 from memory.layers.decaying import DecayingLayer
-from memory.model import IndexState, Layer, MemoryEntry, scope_of
-from memory.scoped import ScopedStores
-from memory.significance import significance_at
+from memory.record.db import Connection, Database
+from memory.record.entries import EntryTable
 
 CLEANED = "cleanup"
 

@@ -30,6 +30,7 @@ from memory.errors import (
     StorageFullError,
     StoreError,
 )
+from memory.introspection.state import SHARED_LABEL
 from memory.server import mcp_tools, page
 from memory.server.guards import (
     GRANT,
@@ -45,7 +46,6 @@ from memory.server.guards import (
 from memory.server.keys import Grant, KeyRing
 from memory.server.requests import InteractionIn, RememberIn, RetrieveIn
 from memory.server.service import MemoryService
-from memory.state import SHARED_LABEL
 
 logger = logging.getLogger(__name__)
 

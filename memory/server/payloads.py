@@ -11,11 +11,11 @@ from datetime import datetime
 from typing import Any
 
 from memory.config import RetrievalConfig, RetrievalMode
-from memory.inspection import MemoryInspector
-from memory.model import Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
-from memory.retriever import RetrievalResult
-from memory.significance import forget_tick, significance_at
-from memory.tokens import query_terms
+from memory.domain.tokens import query_terms
+from memory.domain.types import Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
+from memory.introspection.inspection import MemoryInspector
+from memory.layers.decay_rules import forget_tick, significance_at
+from memory.retrieval.retriever import RetrievalResult
 
 Json = dict[str, Any]
 CURVE_TICKS = 60

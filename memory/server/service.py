@@ -17,12 +17,12 @@ from typing import Any
 from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
+from memory.domain.types import Layer, utcnow
+from memory.domain.validation import check_user_id
 from memory.errors import InvalidInputError, PersonaNotFoundError
 from memory.manager import MemoryManager
-from memory.model import Layer, utcnow
 from memory.server import payloads
 from memory.server.payloads import Json
-from memory.validation import check_user_id
 
 COLD_SHOWN = 50
 """Cold memories the inspector lists at most (search narrows them)."""

@@ -1,0 +1,105 @@
+"""Prompt text for memories, with relative times ("3分钟前" / "3 minutes ago"). Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory
+
+_UNITS = (
+    (365 * 86400, "年", "year"),
+    (30 * 86400, "个月", "month"),
+    (7 * 86400, "周", "week"),
+    (86400, "天", "day"),
+    (3600, "小时", "hour"),
+    (60, "分钟", "minute"),
+)
+
+LAYER_TITLES = {
+    "zh": {
+        Layer.TEMPORARY: "【相关的近期记忆】",
+        Layer.SUMMARY: "【相关的总结记忆】",
+        Layer.STATIC: "【人设记忆】",
+    },
+    "en": {
+        Layer.TEMPORARY: "[Related recent memories]",
+        Layer.SUMMARY: "[Related summaries]",
+        Layer.STATIC: "[Persona memories]",
+    },
+}
+_LAYER_ORDER = (Layer.STATIC, Layer.SUMMARY, Layer.TEMPORARY)
+
+
+def relative_time(moment: datetime, now: datetime, locale: str = "zh") -> str:
+    """How long ago ``moment`` was, in Chinese (default) or English."""
+    seconds = (now - moment).total_seconds()
+    future = seconds < 0
+    seconds = abs(seconds)
+    if seconds < 60:
+        return "刚刚" if locale == "zh" else "just now"
+    for size, zh_unit, en_unit in _UNITS:
+        if seconds >= size:
+            count = int(seconds // size)
+            if locale == "zh":
+                return f"{count}{zh_unit}{'后' if future else '前'}"
+            unit = en_unit if count == 1 else en_unit + "s"
+            return f"in {count} {unit}" if future else f"{count} {unit} ago"
+    raise AssertionError("unreachable: the smallest unit is one minute")
+
+
+def format_active_memories(entries: Sequence[MemoryEntry], now: datetime, locale: str = "zh") -> str:
+    """The active window, oldest first, one block per interaction with its relative time."""
+    return "\n".join(f"[{relative_time(e.created_at, now, locale)}] {e.content}" for e in entries)
+
+
+def format_retrieved_memories(
+    memories: Sequence[RetrievedMemory], now: datetime, locale: str = "zh", *, shown: Iterable[str] = ()
+) -> str:
+    """Retrieved memories grouped by layer (static, summary, temporary), each with its time.
+
+    No line is written twice: a line of a memory that the prompt already holds (``shown``, e.g.
+    the active window's lines, or an earlier memory's) is left out, and a memory left with no
+    line is skipped.
+    """
+    titles = LAYER_TITLES.get(locale, LAYER_TITLES["zh"])
+    seen = {line.strip() for text in shown for line in text.splitlines()}
+    blocks: list[str] = []
+    for layer in _LAYER_ORDER:
+        lines = []
+        for memory in (m for m in memories if m.entry.layer == layer):
+            fresh = [line for line in memory.entry.display_text.splitlines() if line.strip() not in seen]
+            seen.update(line.strip() for line in fresh)
+            if any(line.strip() for line in fresh):
+                lines.append(_line(memory, "\n".join(fresh).strip(), now, locale))
+        if lines:
+            blocks.append("\n".join([titles[layer], *lines]))
+    return "\n\n".join(blocks)
+
+
+PROFILE_TITLES = {"zh": "【关于用户的事实】", "en": "[Facts about the user]"}
+HISTORY_MARKS = {"zh": "（以前，已不是现在的情况）", "en": "(before; no longer true)"}
+"""Put before a superseded memory (:attr:`RetrievedMemory.superseded`)."""
+
+
+def format_profile(facts: Sequence[ProfileFact], locale: str = "zh") -> str:
+    """The user's current profile facts, one ``key: value`` line each (empty when none)."""
+    if not facts:
+        return ""
+    separator = "：" if locale == "zh" else ": "
+    lines = [f"- {fact.key}{separator}{fact.value}" for fact in facts]
+    return "\n".join([PROFILE_TITLES.get(locale, PROFILE_TITLES["zh"]), *lines])
+
+
+def join_blocks(*blocks: str) -> str:
+    """Prompt blocks separated by a blank line; empty blocks left out."""
+    return "\n\n".join(block for block in blocks if block)
+
+
+def _line(memory: RetrievedMemory, text: str, now: datetime, locale: str) -> str:
+    if memory.entry.layer == Layer.STATIC:
+        return f"- {text}"
+    when = relative_time(memory.entry.created_at, now, locale)
+    if memory.superseded:
+        return f"- [{when}] {HISTORY_MARKS.get(locale, HISTORY_MARKS['zh'])} {text}"
+    return f"- [{when}] {text}"

@@ -1,0 +1,109 @@
+"""Text to keyword tokens: jieba segmentation, scope tags, stop words, query terms.
+
+Chinese has no spaces, so text is segmented before FTS5 sees it (see :mod:`memory.record.keyword`):
+with ``jieba`` (its dictionary ships in the package) into words joined by spaces, or left to
+FTS5's ``trigram`` tokenizer. In jieba mode each word is tagged with its row's scope
+(``s<digest>word``), so keyword statistics and postings are per user.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+JIEBA = "jieba"
+TRIGRAM = "trigram"
+TAG_BYTES = 5
+"""Digest bytes of a scope tag (40 bits: a collision only merges two scopes' statistics)."""
+
+_WORD = re.compile(r"\w", re.UNICODE)
+_PIECES = re.compile(r"[\W_]+", re.UNICODE)
+"""What FTS5's unicode61 tokenizer splits on (underscore included)."""
+STOPWORDS = frozenset(
+    "的 了 是 我 你 他 她 它 们 在 有 和 就 不 也 都 这 那 吗 呢 吧 啊 呀 哦 嗯 么 什么 怎么 哪里 哪 "
+    "一个 一下 没有 还 又 很 对 把 被 给 让 跟 要 会 能 说 想 去 过 着 到 从 用 为 与 及 而 之 其 "
+    "a an the is are was were be been am do does did to of in on at for and or but with by from "
+    "what which who whom where when how why that this these those it its i you he she we they me "
+    "my your his her our their user karin 用户 s t m d ll re ve".split()
+)
+
+_jieba_lock = threading.Lock()
+_jieba_ready = False
+
+
+def _jieba_cut(text: str, cache_dir: Path | None = None) -> list[str]:
+    global _jieba_ready
+    import jieba
+
+    if not _jieba_ready:
+        with _jieba_lock:
+            if not _jieba_ready:
+                jieba.setLogLevel(logging.WARNING)
+                if cache_dir is not None:
+                    jieba.dt.tmp_dir = str(cache_dir)
+                jieba.initialize()
+                _jieba_ready = True
+    return list(jieba.cut_for_search(text))
+
+
+def load_jieba(cache_dir: Path | None) -> None:
+    """Load jieba's dictionary now, caching it in ``cache_dir`` (the data folder)."""
+    _jieba_cut("", cache_dir)
+
+
+def words(text: str, cache_dir: Path | None = None) -> list[str]:
+    """Lower-cased word tokens of ``text`` (jieba segmentation; punctuation dropped)."""
+    return [w.lower() for w in (t.strip() for t in _jieba_cut(text, cache_dir)) if w and _WORD.search(w)]
+
+
+def scope_tag(scope: str) -> str:
+    """The token prefix of a scope: ``s`` and a hex digest (letters and digits only)."""
+    return "s" + hashlib.blake2b(scope.encode("utf-8"), digest_size=TAG_BYTES).hexdigest()
+
+
+def scoped(scope: str, terms: Iterable[str]) -> list[str]:
+    """Terms as they are indexed in ``scope``: each word piece FTS5 would see, tagged."""
+    tag = scope_tag(scope)
+    return [tag + piece for term in terms for piece in _PIECES.split(term) if piece]
+
+
+_prepared: dict[str, str] = {}
+_prepared_lock = threading.Lock()
+PREPARED_LIMIT = 10_000
+"""Prepared token strings kept at most (an unused one is dropped once there are more)."""
+
+
+def index_tokens(scope: str, text: str) -> str:
+    """The jieba-mode FTS5 column of a row: its scope tag, then its words tagged (prepared
+    segmentation first)."""
+    with _prepared_lock:
+        ready = _prepared.pop(text, None)
+    joined = ready if ready is not None else " ".join(words(text))
+    return " ".join([scope_tag(scope), *scoped(scope, joined.split())])
+
+
+def indexed_value(note: str | None, content: str) -> str:
+    """The text the FTS triggers index for a row: ``coalesce(note, '') || ' ' || content``."""
+    return f"{note or ''} {content}"
+
+
+def prepare(texts: Iterable[str]) -> None:
+    """Segment texts now, before a write transaction, so the triggers inside it only look the
+    tokens up: one large message then never holds the database lock while jieba reads it."""
+    ready = {text: " ".join(words(text)) for text in texts}
+    with _prepared_lock:
+        if len(_prepared) + len(ready) > PREPARED_LIMIT:
+            _prepared.clear()
+        _prepared.update(ready)
+
+
+def query_terms(query: str, tokenizer: str) -> set[str]:
+    """The terms a query is matched on: trigrams, or jieba words minus stop words."""
+    if tokenizer == TRIGRAM:
+        runs = [w for w in re.findall(r"\w+", query.lower()) if len(w) >= 3]
+        return {run[i : i + 3] for run in runs for i in range(len(run) - 2)}
+    return {w for w in words(query) if w not in STOPWORDS}

@@ -1,0 +1,3 @@
+"""The vector index: Chroma behind a circuit breaker and deadlines, collections per scope, and the
+embedding models.
+"""

@@ -1,0 +1,287 @@
+"""The Chroma vector index (the only module that imports chromadb).
+
+:class:`ChromaBackend` opens the client (embedded ``PersistentClient`` or ``HttpClient``) and
+shares one :class:`~memory.index.breaker.CircuitBreaker` among its collections; each collection is a
+:class:`memory.index.vectors.VectorStore` (cosine space). Embeddings are always computed by the engine
+and passed explicitly: Chroma's default embedding function would try to download a model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import shutil
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import chromadb
+import httpx
+from chromadb.api.client import SharedSystemClient  # type: ignore[attr-defined]
+from chromadb.config import Settings
+from chromadb.errors import NotFoundError
+
+from memory.config import StoreConfig, StoreMode
+from memory.errors import StoreError, StoreUnavailableError
+from memory.index.breaker import CircuitBreaker
+from memory.index.deadline import CallTimeout, Deadline
+from memory.index.heap import trim_malloc
+
+logger = logging.getLogger(__name__)
+
+HTTP_TIMEOUT = httpx.Timeout(15.0, connect=3.0)
+LOW_DISK_BYTES = 4 << 20
+"""An embedded call that failed with less free space than this left the disk known to be full;
+no call is made until this much more is free than at the failure."""
+_T = TypeVar("_T")
+
+
+def _settings() -> Settings:
+    return Settings(anonymized_telemetry=False, allow_reset=False)
+
+
+class ChromaBackend:
+    """One Chroma client and the circuit breaker guarding it.
+
+    Args:
+        config: the ``store`` section (mode, host, port...).
+        persist_dir: the data folder; the embedded index lives in ``persist_dir/chroma``.
+    """
+
+    def __init__(self, config: StoreConfig, persist_dir: Path) -> None:
+        self.config = config
+        self.path = persist_dir / "chroma"
+        self.breaker = CircuitBreaker(
+            failure_threshold=config.breaker_failure_threshold,
+            initial_backoff=config.breaker_initial_backoff_seconds,
+            max_backoff=config.breaker_max_backoff_seconds,
+        )
+        self.generation = 0
+        """Bumped when the client is reopened: collection handles of an older one are stale."""
+        self._reopen_lock = threading.Lock()
+        self._stale = ""
+        """Why the client must be replaced before the next call ("": it need not)."""
+        self._full_at: int | None = None
+        """Free bytes when a call failed on a full disk (None: the disk is not known to be full)."""
+        self.deadline = Deadline(config.call_timeout_seconds, name="persona-memory-chroma")
+        try:
+            self._client = self._open()
+        except BaseException:
+            self.deadline.close()
+            raise
+
+    @property
+    def location(self) -> str:
+        """Where the index lives, for ``debug_state()``."""
+        if self.config.mode == StoreMode.HTTP:
+            scheme = "https" if self.config.ssl else "http"
+            return f"{scheme}://{self.config.host}:{self.config.port}"
+        return str(self.path)
+
+    def _open(self) -> Any:
+        settings = _settings()
+        if self.config.mode == StoreMode.HTTP:
+            try:
+                return self._open_http_or_raise()
+            except Exception as exc:
+                # The server may come back: start with the breaker open; the client is created
+                # lazily by the first call the breaker lets through (see ``client()``).
+                self.breaker.record_failure(exc)
+                return None
+        try:
+            client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+            client.list_collections()
+            return client
+        except Exception as exc:
+            return self._rebuild_corrupt_folder(settings, exc)
+
+    def _rebuild_corrupt_folder(self, settings: Settings, error: Exception) -> Any:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        logger.warning(
+            "Chroma folder %s is unreadable (%s); moved aside to %s and rebuilding from SQLite",
+            *(self.path, error, aside),
+        )
+        _forget_system(str(self.path))  # a system that failed to start stays cached otherwise
+        try:
+            shutil.move(str(self.path), str(aside))
+            client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+        except Exception as exc:
+            raise StoreError(f"cannot open or rebuild the Chroma folder {self.path}: {exc}") from (exc)
+        return client
+
+    def guard(self, operation: Callable[[], _T]) -> _T:
+        """Run one backend call through the breaker, waiting for it at most
+        ``store.call_timeout_seconds``.
+
+        A call past its deadline counts as a failure (the breaker opens) and the client is
+        reopened before the next call the breaker lets through; so is an embedded client whose
+        call failed in the backend (not on bad input). While the embedded index's disk is known to
+        be full, no call is attempted: the index waits for free space (a failed client's next
+        write may hang holding the interpreter lock) and the engine answers from the record.
+
+        Raises:
+            StoreUnavailableError: the breaker is open, the disk is full, or the call failed or
+                timed out.
+        """
+        if self._full_at is not None:
+            self._refuse_while_disk_full()
+        if not self.breaker.allow():
+            raise StoreUnavailableError(f"vector store unavailable: {self.breaker.last_error}")
+
+        def call() -> _T:
+            self._reopen_if_broken()
+            return operation()
+
+        try:
+            result = self.deadline.run(call)
+        except CallTimeout as exc:
+            self._stale = "hung"
+            self.breaker.record_failure(exc)
+            raise StoreUnavailableError(f"vector store call timed out: {exc}") from exc
+        except Exception as exc:
+            # an embedded client that failed (a full disk: "Error in compaction") may hang in its
+            # next write while holding the interpreter lock, every thread with it; a new one does not
+            bad_input = isinstance(exc, ValueError | LookupError | TypeError)
+            if self.config.mode == StoreMode.PERSISTENT and not bad_input:
+                self._stale = "failed"
+                free = self._free_bytes()
+                if free < LOW_DISK_BYTES:
+                    self._full_at = free
+            self.breaker.record_failure(exc)
+            raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
+        self._full_at = None
+        self.breaker.record_success()
+        return result
+
+    def _free_bytes(self) -> int:
+        try:
+            return shutil.disk_usage(self.path if self.path.exists() else self.path.parent).free
+        except OSError:
+            return 0
+
+    def _refuse_while_disk_full(self) -> None:
+        """Raise unless space came back since a call failed on a full disk."""
+        full_at = self._full_at
+        free = self._free_bytes()
+        if full_at is not None and free < full_at + LOW_DISK_BYTES:
+            raise StoreUnavailableError(
+                f"the disk of the vector index {self.path} is full ({free} bytes free); "
+                "the index waits for free space"
+            )
+
+    def _reopen_if_broken(self) -> None:
+        """Reopen the client after a call hung or failed, or when the embedded folder was deleted.
+
+        A hung client may hold locks forever, and a client whose folder vanished keeps pointing
+        at deleted files; a new one starts clean (empty, for a vanished folder: the failure
+        recorded here makes the sync rebuild the index from SQLite once a probe succeeds).
+        """
+        vanished = (
+            self.config.mode == StoreMode.PERSISTENT and self._client is not None and not self.path.exists()
+        )
+        if not (self._stale or vanished):
+            return
+        with self._reopen_lock:
+            if self._stale:
+                where, why = self.location, self._stale
+                logger.warning("a call into the vector index %s %s; reopening its client", where, why)
+                self._replace_client()
+                self._stale = ""
+            elif self.config.mode == StoreMode.PERSISTENT and not self.path.exists():
+                logger.warning(
+                    "Chroma folder %s vanished; reopening it empty to rebuild from SQLite", self.path
+                )
+                self._replace_client()
+                raise StoreUnavailableError(f"the vector index folder {self.path} vanished; rebuilding it")
+
+    def _replace_client(self) -> None:
+        old, self._client = self._client, None
+        if old is not None:  # a hung client may never finish stopping: do not wait for it
+            stop = _detach(old)
+            threading.Thread(target=stop, name="persona-memory-chroma-close", daemon=True).start()
+        if self.config.mode == StoreMode.PERSISTENT:
+            self._client = chromadb.PersistentClient(path=str(self.path), settings=_settings())
+        else:
+            self._client = self._open_http_or_raise()
+        self.generation += 1
+
+    def _open_http_or_raise(self) -> Any:
+        c = self.config
+        client = chromadb.HttpClient(
+            host=c.host, port=c.port, ssl=c.ssl, headers=c.headers or None, settings=_settings()
+        )
+        # chromadb's HTTP session never times out: a hung server would block the reply path.
+        session = getattr(getattr(client, "_server", None), "_session", None)
+        if isinstance(session, httpx.Client):
+            session.timeout = HTTP_TIMEOUT
+        return client
+
+    def client(self) -> Any:
+        """The Chroma client, created now in http mode if the server was down before (unguarded)."""
+        if self._client is None:
+            if self.config.mode != StoreMode.HTTP:
+                raise StoreError(f"the Chroma client of {self.path} is closed")
+            self._client = self._open_http_or_raise()
+        return self._client
+
+    def collection(self, name: str) -> Any:
+        """Get or create a cosine-space collection with no embedding function (unguarded)."""
+        hnsw = {
+            "space": "cosine",
+            "ef_search": self.config.hnsw_ef_search,
+            "ef_construction": self.config.hnsw_ef_construction,
+            "max_neighbors": self.config.hnsw_max_neighbors,
+        }
+        return self.client().get_or_create_collection(
+            name=name, configuration={"hnsw": hnsw}, embedding_function=None
+        )
+
+    def collection_names(self) -> list[str]:
+        """Every collection name on the backend (guarded)."""
+        found = self.guard(lambda: self.client().list_collections())
+        return [getattr(c, "name", c) for c in found]
+
+    def delete_collection(self, name: str) -> None:
+        """Delete a collection; one that does not exist is already gone (unguarded)."""
+        with contextlib.suppress(NotFoundError):
+            self.client().delete_collection(name)
+
+    def close(self) -> None:
+        """Release the client (files, threads) so the folder can be reopened (idempotent)."""
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                self.deadline.run(functools.partial(_close_quietly, client))
+        self.deadline.close()
+        trim_malloc()
+
+
+def _close_quietly(client: Any) -> None:
+    """Close a Chroma client: its shared system stops once no client in the process uses it."""
+    with contextlib.suppress(Exception):
+        client.close()
+
+
+def _forget_system(identifier: str) -> Any:
+    """Take one system out of Chroma's per-process cache (keyed by folder for embedded clients),
+    leaving other folders' clients alone; returns it."""
+    SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+    return SharedSystemClient._identifier_to_system.pop(identifier, None)
+
+
+def _detach(client: Any) -> Callable[[], None]:
+    """Take a client's system out of Chroma's cache now (a new client of the same folder then
+    gets a new one) and return what stops it."""
+    system = _forget_system(str(getattr(client, "_identifier", "")))
+    client._closed = True
+
+    def stop() -> None:
+        if system is not None:
+            with contextlib.suppress(Exception):
+                system.stop()
+
+    return stop

@@ -1,0 +1,3 @@
+"""LangChain and LangGraph faces: the runnable and ``BaseRetriever``, the chat chain, tools, the
+LangGraph store.
+"""

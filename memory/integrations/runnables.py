@@ -1,0 +1,194 @@
+"""The LangChain surface of a retrieval: an LCEL Runnable, what it accepts, and a ``BaseRetriever``.
+
+Input, like a chat chain's: a str; a dict with ``query``, ``input`` or ``question`` (and
+``user_id``); a message, or a list of messages: the conversation up to its last human message is
+the query (a dialogue query, :mod:`memory.domain.dialogue`: the newest turn counts most). The user
+comes from the input, else from ``config["configurable"]["user_id"]`` (how LangChain and
+LangGraph pass per-call settings), else it is the persona's shared memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from typing_extensions import TypedDict
+
+from memory.domain.types import RetrievedMemory
+from memory.domain.validation import check_user_id
+from memory.errors import InputTypeError, InvalidInputError
+from memory.retrieval.retriever import MemoryRetriever, QueryInput, RetrievalResult
+
+QUERY_KEYS = ("query", "input", "question")
+
+
+class MemoryQuery(TypedDict, total=False):
+    """A dict input: one of ``query`` / ``input`` / ``question``, and optionally ``user_id``."""
+
+    query: str | list[str]
+    input: str | list[str]
+    question: str | list[str]
+    user_id: str
+
+
+MemoryInput = str | MemoryQuery | BaseMessage | list[BaseMessage]
+"""What the runnable accepts."""
+
+
+class MemoryOutput(TypedDict):
+    """What the runnable returns: the active window and the RAG memories, as prompt text."""
+
+    active: str
+    rag: str
+
+
+def configured_user(config: RunnableConfig | None) -> Any:
+    """``config["configurable"]["user_id"]``, or None."""
+    return ((config or {}).get("configurable") or {}).get("user_id")
+
+
+def message_text(message: BaseMessage) -> Any:
+    """A message's text (the text parts of content blocks, joined)."""
+    content = message.content
+    if isinstance(content, list):  # content blocks: their text parts
+        return " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
+    return content
+
+
+def dialogue_turns(messages: list[BaseMessage]) -> str | list[str]:
+    """The query of a message list: the human and AI turns up to the last human message, oldest
+    first (one turn: its text). System and tool messages, and empty turns, are left out.
+
+    Raises:
+        InvalidInputError: no human message.
+    """
+    last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
+    if last is None:
+        raise InvalidInputError("query", "the messages hold no human message")
+    texts = [message_text(m) for m in messages[: last + 1] if isinstance(m, HumanMessage | AIMessage)]
+    turns = [t for t in texts if isinstance(t, str) and t.strip()]
+    return turns if len(turns) > 1 else message_text(messages[last])
+
+
+def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, Any]:
+    """``(query, user_id)`` of a runnable input (validated later by the retrieval).
+
+    Raises:
+        InputTypeError: an input of none of the accepted shapes.
+        InvalidInputError: a dict without a query key, or messages without a human one.
+    """
+    user = configured_user(config)
+    if isinstance(payload, dict):
+        key = next((k for k in QUERY_KEYS if k in payload), None)
+        if key is None:
+            raise InvalidInputError("query", f"a dict input needs one of {', '.join(QUERY_KEYS)}")
+        return payload[key], payload.get("user_id", user)
+    if isinstance(payload, BaseMessage):
+        return message_text(payload), user
+    if isinstance(payload, list) and payload and all(isinstance(m, BaseMessage) for m in payload):
+        return dialogue_turns(payload), user
+    if isinstance(payload, str):
+        return payload, user
+    raise InputTypeError("query", "a str, a dict with a query, a message or a list of messages", payload)
+
+
+def to_document(memory: RetrievedMemory) -> Document:
+    """A LangChain Document of a retrieved memory."""
+    entry = memory.entry
+    return Document(
+        page_content=entry.display_text,
+        id=entry.id,
+        metadata={
+            "id": entry.id,
+            "layer": entry.layer.value,
+            "significance": memory.significance,
+            "timestamp": entry.created_at.isoformat(),
+            "score": memory.score,
+            "similarity": memory.similarity,
+            "user_id": entry.user_id,
+        },
+    )
+
+
+class MemoryDocumentRetriever(BaseRetriever):
+    """LangChain retriever over a :class:`MemoryRetriever` (RAG layers; one decay tick a call).
+
+    The user is the one fixed at creation, else ``config["configurable"]["user_id"]``.
+    """
+
+    memory: Any
+    user_id: str | None = None
+
+    def invoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
+        """Retrieve for the fixed user, or the configured one."""
+        kwargs.setdefault("user_id", self.user_id if self.user_id is not None else configured_user(config))
+        return super().invoke(input, config, **kwargs)
+
+    async def ainvoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """Async :meth:`invoke`."""
+        kwargs.setdefault("user_id", self.user_id if self.user_id is not None else configured_user(config))
+        return await super().ainvoke(input, config, **kwargs)
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, user_id: Any = None
+    ) -> list[Document]:
+        result = self.memory.retrieve_memories(query, user_id=user_id)
+        return [to_document(m) for m in result.memories]
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, user_id: Any = None
+    ) -> list[Document]:
+        result = await asyncio.to_thread(self.memory.retrieve_memories, query, user_id=user_id)
+        return [to_document(m) for m in result.memories]
+
+
+class RetrieverFace:
+    """The cross-layer retriever as ``MemoryManager.retriever`` shows it: every method of
+    :class:`~memory.retrieval.retriever.MemoryRetriever`, and its two LangChain faces."""
+
+    def __init__(self, retriever: MemoryRetriever) -> None:
+        self.core = retriever
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.core, name)
+
+    def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
+        """``(active_text, rag_text)`` for a prompt (see ``MemoryRetriever.retrieve``)."""
+        return self.core.retrieve(query, user_id=user_id)
+
+    def retrieve_memories(
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
+    ) -> RetrievalResult:
+        """Everything one retrieval produced (see ``MemoryRetriever.retrieve_memories``)."""
+        return self.core.retrieve_memories(query, user_id=user_id, top_k=top_k)
+
+    def as_runnable(self) -> Runnable[Any, dict[str, str]]:
+        """An LCEL Runnable to ``{"active": str, "rag": str}``. Input: a str; a dict with
+        ``query``, ``input`` or ``question`` (and ``user_id``); a message, or a list of messages
+        (the last human message is the query). The user is the input's ``user_id``, else
+        ``config["configurable"]["user_id"]``, else the persona's shared memory."""
+        core = self.core
+
+        def run(payload: Any, config: RunnableConfig) -> dict[str, str]:
+            query, user_id = query_and_user(payload, config)
+            active_text, rag_text = core.retrieve(query, user_id=user_id)  # validates both
+            return {"active": active_text, "rag": rag_text}
+
+        async def arun(payload: Any, config: RunnableConfig) -> dict[str, str]:
+            return await asyncio.to_thread(run, payload, config)
+
+        lambda_ = RunnableLambda(run, afunc=arun, name="persona_memory")
+        schema: Any = MemoryInput  # a union: pydantic builds the schema from it
+        output: Any = MemoryOutput
+        return lambda_.with_types(input_type=schema, output_type=output)
+
+    def as_langchain_retriever(self, *, user_id: str | None = None) -> BaseRetriever:
+        """A ``BaseRetriever`` whose Documents carry layer, significance, timestamp and score."""
+        return MemoryDocumentRetriever(memory=self.core, user_id=check_user_id(user_id))

@@ -1,0 +1,85 @@
+"""The derived-store states of ``entries`` rows: waiting for the vector index, for the archive file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memory.domain.types import ExportState, IndexState, Layer, MemoryEntry, user_of
+from memory.record.archive import ArchivedMemory
+from memory.record.db import Database, from_epoch
+from memory.record.entries.schema import COLUMNS, HOME, SEARCHED, entry_of
+
+
+class DerivedStates:
+    """Reads and sets :class:`IndexState` and :class:`ExportState` of entries."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def pending_index(self, layer: Layer, limit: int) -> list[MemoryEntry]:
+        """Entries of a layer (its cold ones included) waiting for the vector index, oldest first."""
+        rows = self.db.query(
+            f"SELECT {COLUMNS} FROM entries WHERE indexed = ? AND {HOME} ORDER BY seq LIMIT ?",
+            (int(IndexState.PENDING), layer.value, Layer.ARCHIVED.value, layer.value, limit),
+        )
+        return [entry_of(r) for r in rows]
+
+    def pending_index_count(self) -> int:
+        """Searchable entries not yet in the vector index."""
+        return self.db.count(
+            f"SELECT COUNT(*) FROM entries WHERE indexed = ? AND layer IN ({SEARCHED})",
+            (int(IndexState.PENDING),),
+        )
+
+    def has_pending_index(self) -> bool:
+        """Whether any searchable entry waits for the index (one indexed lookup)."""
+        return bool(
+            self.db.query(
+                f"SELECT 1 FROM entries WHERE indexed = ? AND layer IN ({SEARCHED}) LIMIT 1",
+                (int(IndexState.PENDING),),
+            )
+        )
+
+    def set_index_state(self, layer: Layer, ids: Sequence[str] | None, state: IndexState) -> None:
+        """Set the index state of a layer's entries, cold ones included (the given ids, or all)."""
+        home = (layer.value, Layer.ARCHIVED.value, layer.value)
+        with self.db.transaction() as conn:
+            if ids is None:
+                conn.execute(f"UPDATE entries SET indexed = ? WHERE {HOME}", (int(state), *home))
+            else:
+                conn.executemany(
+                    f"UPDATE entries SET indexed = ? WHERE id = ? AND {HOME}",
+                    [(int(state), i, *home) for i in ids],
+                )
+
+    def has_unexported(self) -> bool:
+        """Whether an archived entry still waits for the archive file."""
+        states = (int(ExportState.PENDING), int(ExportState.EXPORTING))
+        return bool(self.db.query("SELECT 1 FROM entries WHERE exported IN (?, ?) LIMIT 1", states))
+
+    def to_export(self, state: ExportState) -> list[ArchivedMemory]:
+        """Archived entries in an export state, in archive order."""
+        rows = self.db.query(
+            "SELECT id, archived_layer, scope, content, note, created_at, archived_at, significance, "
+            "archived_reason FROM entries WHERE exported = ? ORDER BY archived_at",
+            (int(state),),
+        )
+        return [
+            ArchivedMemory(
+                id=str(r[0]),
+                layer=str(r[1]),
+                user_id=user_of(str(r[2])),
+                content=str(r[3]),
+                note=None if r[4] is None else str(r[4]),
+                created_at=from_epoch(float(r[5])),  # type: ignore[arg-type]
+                archived_at=from_epoch(float(r[6])),  # type: ignore[arg-type]
+                significance=float(r[7]),  # type: ignore[arg-type]
+                reason=str(r[8]),
+            )
+            for r in rows
+        ]
+
+    def set_export_state(self, ids: Sequence[str], state: ExportState) -> None:
+        """Move archived entries to an export state in one transaction."""
+        with self.db.transaction() as conn:
+            conn.executemany("UPDATE entries SET exported = ? WHERE id = ?", [(int(state), i) for i in ids])

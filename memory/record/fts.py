@@ -1,0 +1,84 @@
+"""The keyword index's table: SQLite FTS5 beside ``entries``, kept in step by triggers.
+
+Text is segmented before FTS5 sees it (:mod:`memory.domain.tokens`): with ``jieba`` (default) into
+words joined by spaces for FTS5's ``unicode61`` tokenizer, or with FTS5's own ``trigram``
+tokenizer on the raw text. Triggers keep the index in step with the ``entries`` table inside the
+same transactions, so the keyword index is never behind. Searching it is :mod:`memory.record.keyword`.
+This module owns the ``entries_fts`` table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory.domain.tokens import JIEBA, TRIGRAM, index_tokens, load_jieba
+from memory.record.db import Connection
+from memory.record.sqlite import SqliteConnection
+
+FTS_TABLE = "entries_fts"
+VOCAB_TABLE = "entries_fts_vocab"
+INDEX_VERSION = 3
+"""Version 2 kept forgotten (cold) memories in the keyword index; version 3 tags words by scope."""
+_TOKEN_FUNCTION = "persona_memory_tokens"
+
+
+def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
+    """Create the FTS5 table and its triggers; returns True when the index must be (re)built.
+
+    Args:
+        conn: the entries database connection (the token function is registered on it).
+        tokenizer: ``"jieba"`` or ``"trigram"``.
+        cache_dir: where jieba may write its dictionary cache (the data folder).
+    """
+    if not isinstance(conn, SqliteConnection):
+        raise TypeError("the FTS5 keyword index needs a SQLite database")
+    conn.raw.create_function(
+        _TOKEN_FUNCTION, 2, lambda scope, text: index_tokens(scope or "", text or ""), deterministic=True
+    )
+    if cache_dir is not None and tokenizer == JIEBA:
+        load_jieba(cache_dir)
+    row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
+    version = f"{tokenizer}/{INDEX_VERSION}"
+    rebuild = row is None or row[0] != version
+    if rebuild:
+        conn.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
+        conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+    fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
+    value = "coalesce(new.note, '') || ' ' || new.content"
+    indexed = value if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}(new.scope, {value})"
+    conn.script(
+        f"""
+        CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(tokens, tokenize='{fts_tokenizer}');
+        CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} USING fts5vocab({FTS_TABLE}, 'row');
+        DROP TRIGGER IF EXISTS entries_fts_insert;
+        DROP TRIGGER IF EXISTS entries_fts_update;
+        DROP TRIGGER IF EXISTS entries_fts_delete;
+        DROP TRIGGER IF EXISTS entries_fts_archive;
+        CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+            INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
+        END;
+        CREATE TRIGGER entries_fts_update AFTER UPDATE OF note, content, scope ON entries BEGIN
+            DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
+            INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (new.seq, {indexed});
+        END;
+        CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+            DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
+        END;
+        """
+    )
+    if rebuild:
+        content = "coalesce(note, '') || ' ' || content"
+        column = content if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}(scope, {content})"
+        conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries")
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('keyword_tokenizer', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (version,),
+        )
+    return rebuild
+
+
+def purge(conn: Connection) -> None:
+    """Merge the FTS5 index into one segment, so the words of deleted rows are no longer in it
+    (a delete only marks them until segments merge)."""
+    conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES('optimize')")

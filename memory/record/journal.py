@@ -1,0 +1,142 @@
+"""The journal: every interaction as recorded, and the summary buffer (SQLite table ``interactions``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memory.domain.types import Interaction, scope_of, user_of
+from memory.record.db import Connection, Database, from_epoch
+
+_COLUMNS = "id, scope, user_input, response, timestamp, note"
+EXPORTED = ("id", "scope", "user_input", "response", "timestamp", "note", "buffered")
+"""The columns of an interaction in an export (see :mod:`memory.transfer`)."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS interactions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT UNIQUE NOT NULL,
+    scope TEXT NOT NULL,
+    user_input TEXT NOT NULL,
+    response TEXT NOT NULL,
+    timestamp REAL NOT NULL,
+    note TEXT,
+    buffered INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS interactions_buffer ON interactions(scope, buffered, seq);
+"""
+
+
+def install(conn: Connection) -> None:
+    """Create the ``interactions`` table (an :data:`memory.record.db.Installer`)."""
+    conn.script(SCHEMA)
+
+
+def _from_row(row: Sequence[object]) -> Interaction:
+    entry_id, scope, user_input, response, timestamp, note = row
+    return Interaction(
+        id=str(entry_id),
+        user_input=str(user_input),
+        response=str(response),
+        timestamp=from_epoch(float(timestamp)),  # type: ignore[arg-type]
+        user_id=user_of(str(scope)),
+        note=None if note is None else str(note),
+    )
+
+
+class Journal:
+    """Append-only record of interactions plus the ``buffered`` flag of the summary buffer."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def append(self, conn: Connection, interactions: Sequence[Interaction]) -> int:
+        """Record interactions (ignored when the id is already there: retries are idempotent).
+
+        Returns:
+            How many were new.
+        """
+        cursor = conn.executemany(
+            "INSERT INTO interactions(id, scope, user_input, response, timestamp, note) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [
+                (
+                    i.id,
+                    scope_of(i.user_id),
+                    i.user_input,
+                    i.response,
+                    i.timestamp.timestamp(),
+                    i.note,
+                )
+                for i in interactions
+            ],
+        )
+        return max(cursor.rowcount, 0)
+
+    @staticmethod
+    def erase_ids(conn: Connection, ids: Sequence[str]) -> None:
+        """Delete interactions by id."""
+        conn.executemany("DELETE FROM interactions WHERE id = ?", [(i,) for i in ids])
+
+    @staticmethod
+    def erase_scope(conn: Connection, scope: str) -> int:
+        """Delete every interaction of a scope; returns how many."""
+        return max(conn.execute("DELETE FROM interactions WHERE scope = ?", (scope,)).rowcount, 0)
+
+    def set_note(self, conn: Connection, interaction_id: str, note: str) -> None:
+        """Attach the model's one-line summary to a recorded interaction."""
+        conn.execute("UPDATE interactions SET note = ? WHERE id = ?", (note, interaction_id))
+
+    def exported(self, scopes: Sequence[str]) -> list[dict[str, object]]:
+        """Every interaction of some scopes as export rows, in record order."""
+        return self.db.rows("interactions", EXPORTED, scopes)
+
+    @staticmethod
+    def restore(conn: Connection, rows: Sequence[dict[str, object]]) -> None:
+        """Insert exported interactions as they were."""
+        Database.insert_rows(conn, "interactions", EXPORTED, rows)
+
+    def get(self, interaction_id: str) -> Interaction | None:
+        """One interaction by id."""
+        rows = self.db.query(f"SELECT {_COLUMNS} FROM interactions WHERE id = ?", (interaction_id,))
+        return _from_row(rows[0]) if rows else None
+
+    def buffered(self, scope: str) -> list[Interaction]:
+        """Interactions of a scope recorded since its last summary, oldest first."""
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM interactions WHERE scope = ? AND buffered = 1 ORDER BY seq",
+            (scope,),
+        )
+        return [_from_row(r) for r in rows]
+
+    def by_ids(self, ids: Sequence[str]) -> list[Interaction]:
+        """Interactions by id, in record order."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM interactions WHERE id IN ({marks}) ORDER BY seq", tuple(ids)
+        )
+        return [_from_row(r) for r in rows]
+
+    def scopes(self) -> list[str]:
+        """Every scope that has recorded an interaction."""
+        return [str(r[0]) for r in self.db.query("SELECT DISTINCT scope FROM interactions ORDER BY 1")]
+
+    def buffered_scopes(self) -> list[str]:
+        """Scopes with a non-empty buffer."""
+        rows = self.db.query("SELECT DISTINCT scope FROM interactions WHERE buffered = 1")
+        return [str(r[0]) for r in rows]
+
+    def clear_buffer(self, conn: Connection, ids: Sequence[str]) -> None:
+        """Mark interactions as summarised."""
+        conn.executemany("UPDATE interactions SET buffered = 0 WHERE id = ?", [(i,) for i in ids])
+
+    def buffer_count(self, scope: str | None = None) -> int:
+        """Buffered interactions (one scope, or all when ``scope`` is None)."""
+        if scope is None:
+            return self.db.count("SELECT COUNT(*) FROM interactions WHERE buffered = 1")
+        return self.db.count("SELECT COUNT(*) FROM interactions WHERE buffered = 1 AND scope = ?", (scope,))
+
+    def count(self) -> int:
+        """Every interaction ever recorded."""
+        return self.db.count("SELECT COUNT(*) FROM interactions")

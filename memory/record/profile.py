@@ -1,0 +1,143 @@
+"""Profile facts (seed 004): a user's keyed facts, one current value per key, with history.
+
+``remember(..., key="home_city")`` and the summary model's extraction write here. A new value for
+a key supersedes the current one: the old row keeps its value and gets its validity end
+(``valid_until``), so it is history, never again presented as current. The ``profile`` table is
+owned by this module; every retrieval puts the current facts (a few) into the prompt.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+
+from memory.domain.types import ProfileFact, scope_of, user_of
+from memory.record.db import Connection, Database, from_epoch
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS profile (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT UNIQUE NOT NULL,
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    since REAL NOT NULL,
+    source TEXT NOT NULL,
+    valid_until REAL
+);
+CREATE INDEX IF NOT EXISTS profile_current ON profile(scope, key, valid_until);
+"""
+_COLUMNS = "id, scope, key, value, since, source, valid_until"
+EXPORTED = tuple(_COLUMNS.split(", "))
+"""The columns of a profile fact in an export (see :mod:`memory.transfer`)."""
+
+
+def install(conn: Connection) -> None:
+    """Create the ``profile`` table (an :data:`memory.record.db.Installer`)."""
+    conn.script(SCHEMA)
+
+
+def _fact(row: Sequence[object]) -> ProfileFact:
+    fact_id, scope, key, value, since, source, valid_until = row
+    return ProfileFact(
+        id=str(fact_id),
+        key=str(key),
+        value=str(value),
+        since=from_epoch(float(since)),  # type: ignore[arg-type]
+        source=str(source),
+        user_id=user_of(str(scope)),
+        valid_until=None if valid_until is None else from_epoch(float(valid_until)),  # type: ignore[arg-type]
+    )
+
+
+class ProfileTable:
+    """Reads and writes of the ``profile`` table."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @staticmethod
+    def put(
+        conn: Connection,
+        user_id: str | None,
+        key: str,
+        value: str,
+        *,
+        since: datetime,
+        source: str,
+        newer_only: bool = False,
+    ) -> ProfileFact:
+        """Make ``value`` the current fact for ``key``; the previous current one becomes history.
+
+        Telling the same value again keeps the current row (and its ``since``).
+
+        Args:
+            newer_only: keep the current fact when it was set after ``since`` (an older
+                statement imported late never overrides a newer one; returns the current one).
+        """
+        scope = scope_of(user_id)
+        current = conn.execute(
+            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND key = ? AND valid_until IS NULL",
+            (scope, key),
+        ).fetchone()
+        if current is not None and str(current[3]) == value:
+            return _fact(current)
+        if current is not None and newer_only and float(current[4]) > since.timestamp():
+            return _fact(current)
+        conn.execute(
+            "UPDATE profile SET valid_until = ? WHERE scope = ? AND key = ? AND valid_until IS NULL",
+            (since.timestamp(), scope, key),
+        )
+        fact = ProfileFact(str(uuid.uuid4()), key, value, since, source, user_id)
+        conn.execute(
+            "INSERT INTO profile(id, scope, key, value, since, source) VALUES (?, ?, ?, ?, ?, ?)",
+            (fact.id, scope, key, value, since.timestamp(), source),
+        )
+        return fact
+
+    @staticmethod
+    def erase_scope(conn: Connection, scope: str) -> int:
+        """Delete every fact (current and history) of a scope; returns how many."""
+        return max(conn.execute("DELETE FROM profile WHERE scope = ?", (scope,)).rowcount, 0)
+
+    def scopes(self) -> list[str]:
+        """Scopes that hold facts."""
+        return [str(r[0]) for r in self.db.query("SELECT DISTINCT scope FROM profile")]
+
+    def exported(self, scopes: Sequence[str]) -> list[dict[str, object]]:
+        """Every fact of some scopes, superseded ones included, as export rows in record order."""
+        return self.db.rows("profile", EXPORTED, scopes)
+
+    @staticmethod
+    def restore(conn: Connection, rows: Sequence[dict[str, object]]) -> None:
+        """Insert exported facts as they were."""
+        Database.insert_rows(conn, "profile", EXPORTED, rows)
+
+    def current(self, user_id: str | None, limit: int | None = None) -> list[ProfileFact]:
+        """A user's current facts, most recently set first (at most ``limit``)."""
+        sql = (
+            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND valid_until IS NULL "
+            "ORDER BY since DESC, seq DESC"
+        )
+        if limit is None:
+            rows = self.db.query(sql, (scope_of(user_id),))
+        else:
+            rows = self.db.query(sql + " LIMIT ?", (scope_of(user_id), limit))
+        return [_fact(r) for r in rows]
+
+    def history(self, user_id: str | None, key: str) -> list[ProfileFact]:
+        """Every value a key has had for a user, oldest first (the last one may be current)."""
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND key = ? ORDER BY seq",
+            (scope_of(user_id), key),
+        )
+        return [_fact(r) for r in rows]
+
+    def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
+        """Current facts (of one user, or of every user)."""
+        if all_scopes:
+            return self.db.count("SELECT COUNT(*) FROM profile WHERE valid_until IS NULL")
+        return self.db.count(
+            "SELECT COUNT(*) FROM profile WHERE scope = ? AND valid_until IS NULL", (scope_of(user_id),)
+        )

@@ -1,0 +1,90 @@
+"""Erasure tombstones: an erase is written down first, so a crash cannot leave it half done.
+
+``forget_user`` writes a tombstone in the same transaction that deletes the user's rows: a keyed
+hash of the user's scope (never the id itself: it is often an e-mail address), when, and whether
+the files beyond the record (the archive file, the vectors, the freed pages) are clean yet. It is
+marked done once they are. At the next start every tombstone not done is finished (the archive
+file rewritten without the user's records; the index repair drops vectors the record lacks).
+The hash key is random, made once per record and kept in its ``meta`` table; the vector index
+names scopes by another hash of the same key (:meth:`Tombstones.index_tag`). The ``tombstones``
+table is owned by this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable
+from datetime import datetime
+
+from memory.record.db import Connection, Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tombstones (
+    digest TEXT PRIMARY KEY,
+    erased_at REAL NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0
+);
+"""
+KEY = "erase_key"
+"""The ``meta`` row holding the hash key."""
+
+
+def install(conn: Connection) -> None:
+    """Create the ``tombstones`` table and the record's hash key (an :data:`memory.record.db.Installer`)."""
+    conn.script(SCHEMA)
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING", (KEY, secrets.token_hex(32))
+    )
+
+
+class Tombstones:
+    """Reads and writes of the ``tombstones`` table."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._key: bytes | None = None
+
+    def _hash(self, data: bytes) -> str:
+        if self._key is None:
+            self._key = bytes.fromhex(self.db.get_meta(KEY) or "")
+        return hmac.new(self._key, data, hashlib.sha256).hexdigest()
+
+    def digest(self, scope: str) -> str:
+        """The keyed hash a scope is written down as."""
+        return self._hash(scope.encode("utf-8"))
+
+    def index_tag(self, scope: str) -> str:
+        """The keyed hash a scope goes by in the vector index (collection names, metadata), so
+        the index never holds a user id; another hash than :meth:`digest` (domain-separated)."""
+        return self._hash(b"index\x00" + scope.encode("utf-8"))
+
+    def add(self, conn: Connection, scope: str, at: datetime) -> str:
+        """Write a scope's tombstone (not done) inside the erasing transaction; returns its digest."""
+        digest = self.digest(scope)
+        conn.execute(
+            "INSERT INTO tombstones(digest, erased_at, done) VALUES (?, ?, 0) "
+            "ON CONFLICT(digest) DO UPDATE SET erased_at = excluded.erased_at, done = 0",
+            (digest, at.timestamp()),
+        )
+        return digest
+
+    def finish(self, digest: str) -> None:
+        """Mark an erase complete beyond the record."""
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE tombstones SET done = 1 WHERE digest = ?", (digest,))
+
+    def unfinished(self) -> set[str]:
+        """Digests of erases a crash cut short."""
+        return {str(r[0]) for r in self.db.query("SELECT digest FROM tombstones WHERE done = 0")}
+
+    def erased(self, scopes: Iterable[str]) -> set[str]:
+        """The scopes among ``scopes`` that were erased here (a tombstone, done or not)."""
+        by_digest = {self.digest(scope): scope for scope in scopes}
+        if not by_digest:
+            return set()
+        marks = ",".join("?" * len(by_digest))
+        found = self.db.query(f"SELECT digest FROM tombstones WHERE digest IN ({marks})", tuple(by_digest))
+        return {by_digest[str(row[0])] for row in found}
+

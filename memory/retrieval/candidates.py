@@ -1,0 +1,230 @@
+"""The search step of a retrieval: every layer's candidates, hot and cold, scored and ranked.
+
+Hybrid mode (the default) ranks across layers: each layer's dense hits (Chroma) join one ranking
+by cosine similarity (one embedder, so comparable), its keyword hits (FTS5 bm25) one keyword
+ranking, and the two are fused: by reciprocal rank (the default) or by relative scores
+(similarity placed between the candidates' lowest and highest, plus bm25 over its best). A
+summary and a chat memory then compete for a slot on the same score. The keyword ranking weighs less as the
+query's words grow many (a whole dialogue carries many words that do not matter). Quota and
+weighted modes rank each layer on its own by similarity, as the seed design has it.
+
+Deep recall: a layer's forgotten (cold) entries keep their vectors and keyword rows, so the same
+rankings cover both tiers, and SQLite says which tier each hit is in. Newer memories get a small
+recency bonus, important ones an importance bonus, cold ones an optional tier penalty
+(:func:`memory.retrieval.ranking.adjust`); a cold memory returned is ``revived``. Every candidate is marked
+``below_floor`` when it matches no better than small talk (:mod:`memory.retrieval.relevance`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from memory.config import RetrievalConfig, RetrievalMode
+from memory.domain.types import Layer, RetrievedMemory
+from memory.domain.when import Window
+from memory.layers.rag import RagLayer, Vector
+from memory.record import keyword
+from memory.retrieval import ranking
+from memory.retrieval.relevance import Bar
+
+IN_WINDOW = 1.0
+"""Added to the score of a memory made in the time the query names (fused scores are below 0.1):
+it ranks above every memory of another time; among themselves, by relevance."""
+DEEP_LAYERS = (Layer.TEMPORARY, Layer.SUMMARY)
+"""The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
+
+
+def _revived(memory: RetrievedMemory) -> RetrievedMemory:
+    """A cold hit as the memory it becomes: back in its origin layer."""
+    entry = memory.entry
+    if entry.layer != Layer.ARCHIVED or entry.origin is None:
+        return memory
+    return replace(memory, entry=replace(entry, layer=entry.origin, origin=None), revived=True)
+
+
+def keyword_trust(terms: int, fully_trusted: int) -> float:
+    """The keyword ranking's weight for a query of ``terms`` words: 1 up to ``fully_trusted``, then
+    ``sqrt(fully_trusted / terms)`` (a query of four times as many words weighs half)."""
+    return 1.0 if terms <= fully_trusted else math.sqrt(fully_trusted / terms)
+
+
+def _dated(memory: RetrievedMemory, window: Window) -> RetrievedMemory:
+    """A user's memory made in the window the query names, raised above every other time."""
+    entry = memory.entry
+    if entry.layer in DEEP_LAYERS and window.holds(entry.created_at):
+        return replace(memory, score=memory.score + IN_WINDOW)
+    return memory
+
+
+def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
+    matched = memory.keyword_rank is not None
+    # similarity 0.0 is a keyword hit not embedded yet (an index backlog): keywords vouch for it
+    if bar is None or bar.passes(memory.similarity, matched) or (matched and memory.similarity == 0.0):
+        return memory
+    return replace(memory, below_floor=True)
+
+
+class CandidateSearch:
+    """Ranks the candidates of every layer for one query.
+
+    Args:
+        layers: the searchable layers.
+        config: the ``retrieval`` section (mode, caps, quotas, fusion and tier weights, ``deep_recall``).
+        keywords: the keyword index (statistics per scope).
+    """
+
+    def __init__(
+        self, layers: dict[Layer, RagLayer], config: RetrievalConfig, keywords: keyword.KeywordIndex
+    ) -> None:
+        self.layers = layers
+        self.config = config
+        self.keywords = keywords
+
+    def rank(
+        self,
+        vector: Vector,
+        terms: set[str],
+        user_id: str | None,
+        tick: int,
+        limit: int | None,
+        bar: Bar | None = None,
+        *,
+        bridged: set[str] | None = None,
+        window: Window | None = None,
+    ) -> dict[Layer, list[RetrievedMemory]]:
+        """Every layer's candidates, best first, more than selection needs (it may skip some).
+
+        Args:
+            bar: the relevance floor's similarity for this query (``None``: no floor).
+            bridged: the query's words in the other language (:mod:`memory.retrieval.bridge`), matched
+                beside ``terms`` without counting as more query words.
+            window: the time the query names (:mod:`memory.domain.when`): that window's memories,
+                best match first, are one more ranking (hybrid mode).
+        """
+        if self.config.mode == RetrievalMode.HYBRID:
+            return self._across_layers(vector, terms, bridged or set(), window, user_id, tick, limit, bar)
+        return self._per_layer(vector, user_id, tick, limit, bar)
+
+    def _depth(self, layer: Layer, limit: int | None) -> int:
+        config = self.config
+        # a smaller limit searches as deep as the configured slots: its first is their first
+        return ranking.depth_of(config.mode, layer, config.quotas, config.caps, max(limit or 0, config.top_k))
+
+    def _dense(
+        self, rag: RagLayer, vector: Vector, wide: int, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
+        dense = rag.dense_ranking(vector, wide, user_id, tick)
+        if not self._deep(rag.layer):  # forgotten means out of reach
+            dense = [m for m in dense if m.entry.layer != Layer.ARCHIVED]
+        return dense
+
+    def _deep(self, layer: Layer) -> bool:
+        return self.config.deep_recall and layer in DEEP_LAYERS
+
+    def _adjusted(self, memories: list[RetrievedMemory], *, bonuses: bool) -> list[RetrievedMemory]:
+        """Revived where cold, above ``min_similarity``, rescored
+        (:func:`memory.retrieval.ranking.adjust`)."""
+        config = self.config
+        return ranking.adjust(
+            [_revived(m) for m in memories if m.similarity >= config.min_similarity],
+            cold_weight=config.cold_weight,
+            recency_weight=config.recency_weight if bonuses else 0.0,
+            importance_weight=config.importance_weight if bonuses else 0.0,
+            rrf_k=config.rrf_k,
+        )
+
+    def _per_layer(
+        self, vector: Vector, user_id: str | None, tick: int, limit: int | None, bar: Bar | None
+    ) -> dict[Layer, list[RetrievedMemory]]:
+        config = self.config
+        found: dict[Layer, list[RetrievedMemory]] = {}
+        for layer, rag in self.layers.items():
+            depth = self._depth(layer, limit)
+            wide = depth * config.candidate_multiplier
+            dense = self._dense(rag, vector, wide, user_id, tick) if depth > 0 else []
+            memories = [replace(m, dense_rank=rank) for rank, m in enumerate(dense, start=1)]
+            found[layer] = [_floored(m, bar) for m in self._adjusted(memories, bonuses=False)]
+        return found
+
+    def _across_layers(
+        self,
+        vector: Vector,
+        terms: set[str],
+        bridged: set[str],
+        window: Window | None,
+        user_id: str | None,
+        tick: int,
+        limit: int | None,
+        bar: Bar | None,
+    ) -> dict[Layer, list[RetrievedMemory]]:
+        config = self.config
+        dense: list[RetrievedMemory] = []
+        timed: list[RetrievedMemory] = []
+        hits: list[tuple[str, float]] = []
+        home: dict[str, RagLayer] = {}
+        for layer, rag in self.layers.items():
+            depth = self._depth(layer, limit)
+            if depth <= 0:
+                continue
+            wide = depth * config.candidate_multiplier
+            layer_dense = self._dense(rag, vector, wide, user_id, tick)
+            layer_hits = rag.keyword_ranking(
+                self.keywords, terms, wide, user_id, with_cold=self._deep(layer), extra=bridged
+            )
+            if window is not None and layer in DEEP_LAYERS:
+                timed.extend(rag.window_ranking(vector, window, wide, user_id, tick))
+            dense.extend(layer_dense)
+            hits.extend(layer_hits)
+            home.update({m.entry.id: rag for m in layer_dense})
+            home.update({entry_id: rag for entry_id, _ in layer_hits})
+        # a tie (the same words twice) breaks by text, then id: never by the index's layout
+        dense.sort(key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id))
+        hits.sort(key=lambda hit: (-round(hit[1], 6), hit[0]))
+        timed.sort(key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id))
+        by_id = {m.entry.id: m for m in timed} | {m.entry.id: m for m in dense}
+        missing: dict[int, tuple[RagLayer, list[str]]] = {}
+        for entry_id, _ in hits:
+            if entry_id not in by_id:
+                missing.setdefault(id(home[entry_id]), (home[entry_id], []))[1].append(entry_id)
+        for rag, ids in missing.values():
+            by_id.update({m.entry.id: m for m in rag.memories_for(ids, vector, user_id, tick)})
+        hits = [hit for hit in hits if hit[0] in by_id]  # what SQLite holds live
+        # a keyword hit's similarity is known (from its stored vector): one as similar as the
+        # dense hits was missed by the approximate search, and takes its place in the ranking
+        lowest = min((m.similarity for m in dense), default=math.inf)
+        found_dense = {m.entry.id for m in dense}
+        dense = sorted(
+            (m for i, m in by_id.items() if i in found_dense or m.similarity >= lowest),
+            key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id),
+        )
+        weight = config.keyword_weight * keyword_trust(len(terms), config.keyword_terms)
+        if config.fusion != "score":
+            fused = ranking.fuse(
+                [m.entry.id for m in dense],
+                [entry_id for entry_id, _ in hits],
+                extra_ids=[m.entry.id for m in timed],
+                rrf_k=config.rrf_k,
+                keyword_weight=weight,
+                top_k=len(by_id),
+            )
+        else:
+            fused = ranking.fuse_scores(
+                [(m.entry.id, m.similarity) for m in dense],
+                hits,
+                {entry_id: m.similarity for entry_id, m in by_id.items()},
+                keyword_weight=weight,
+                scale=1.0 / (config.rrf_k + 1),
+                extra=[m.entry.id for m in timed],
+            )
+        memories = [
+            replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
+            for f in fused
+        ]
+        adjusted = self._adjusted(memories, bonuses=True)
+        if window is not None:  # the question names a time: what happened then comes first
+            adjusted = sorted((_dated(m, window) for m in adjusted), key=lambda m: -m.score)
+        found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
+        for memory in adjusted:
+            found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))
+        return found

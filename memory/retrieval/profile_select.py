@@ -1,0 +1,137 @@
+"""Which profile facts reach a prompt: all of them while they fit, else the ones the query needs.
+
+A user's keyed facts (:mod:`memory.record.profile`) go ahead of the memories in every prompt, within a
+budget of characters (``retrieval.profile_chars``) and of facts (``retrieval.profile_budget``).
+While every current fact fits, all are shown, most recently set first. When they do not, the
+facts are ranked by how well they match the query (cosine of the query to ``key: value``, the
+same embedder as the memories; a key or value word in the query counts as a full match), and
+the best are shown while they fit: "我对什么过敏？" finds the allergy set first among a thousand
+keys. A fact longer than the whole budget is shown cut, never the budget blown.
+
+Fact vectors are embedded on first use and kept (by fact id: a fact never changes its text).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from memory.domain.types import ProfileFact
+
+ELLIPSIS = "…"
+LINE_OVERHEAD = 4
+"""Characters a fact's line adds beside its key and value ("- ", the separator, the newline)."""
+KEPT_VECTORS = 50_000
+"""Fact vectors kept in memory at most (about 100 MB with a 512-dimensional embedder)."""
+EMBED_BATCH = 256
+_WORD = re.compile(r"[a-z0-9]+")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def line_chars(fact: ProfileFact) -> int:
+    """Characters a fact takes in the prompt."""
+    return len(fact.key) + len(fact.value) + LINE_OVERHEAD
+
+
+def cut(fact: ProfileFact, chars: int) -> ProfileFact | None:
+    """The fact with its value shortened to fit ``chars`` (None when not even the key fits)."""
+    room = chars - len(fact.key) - LINE_OVERHEAD - len(ELLIPSIS)
+    if room <= 0:
+        return None
+    return dataclasses.replace(fact, value=fact.value[:room] + ELLIPSIS)
+
+
+class ProfileSelector:
+    """Picks the facts of one prompt (see the module docstring).
+
+    Args:
+        embeddings: the retrieval's embedder.
+        max_chars: the prompt's budget for facts, in characters (``profile_chars``).
+        max_facts: the most facts shown (``profile_budget``).
+    """
+
+    def __init__(self, embeddings: Embeddings, max_chars: int, max_facts: int) -> None:
+        self.embeddings = embeddings
+        self.max_chars = max_chars
+        self.max_facts = max_facts
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def select(
+        self, facts: Sequence[ProfileFact], query_vector: Sequence[float], query_terms: set[str]
+    ) -> list[ProfileFact]:
+        """The facts to show for a query, from the user's current ones (most recent first)."""
+        if self.max_facts <= 0 or self.max_chars <= 0 or not facts:
+            return []
+        if len(facts) <= self.max_facts and sum(line_chars(f) for f in facts) <= self.max_chars:
+            return list(facts)
+        return self.fill(self._ranked(facts, query_vector, query_terms))
+
+    def fill(self, ranked: Sequence[ProfileFact]) -> list[ProfileFact]:
+        """The first facts of ``ranked`` that fit the budgets (the first one cut if it alone is
+        too long); what a retrieval shows when it cannot rank (its embedder failed)."""
+        if self.max_facts <= 0 or self.max_chars <= 0:
+            return []
+        shown: list[ProfileFact] = []
+        left = self.max_chars
+        for fact in ranked:
+            if len(shown) == self.max_facts or left <= 0:
+                break
+            if line_chars(fact) <= left:
+                shown.append(fact)
+                left -= line_chars(fact)
+            elif not shown:  # the best fact alone is too long: shown cut
+                short = cut(fact, left)
+                if short is not None:
+                    shown.append(short)
+                    left -= line_chars(short)
+        return shown
+
+    def _ranked(
+        self, facts: Sequence[ProfileFact], query_vector: Sequence[float], query_terms: set[str]
+    ) -> list[ProfileFact]:
+        vectors = self._vectors_of(facts)
+        query = np.asarray(query_vector, dtype=np.float32)
+        similarity = vectors @ (query / (np.linalg.norm(query) or 1.0))
+        terms = {t.lower() for t in query_terms}
+        scores = [
+            1.0 if _named(fact, terms) else float(similarity[i]) for i, fact in enumerate(facts)
+        ]  # a named key or value outranks any cosine
+        order = sorted(range(len(facts)), key=lambda i: -scores[i])  # stable: newer first on ties
+        return [facts[i] for i in order]
+
+    def _vectors_of(self, facts: Sequence[ProfileFact]) -> np.ndarray:
+        with self._lock:
+            missing = [f for f in facts if f.id not in self._vectors]
+        for start in range(0, len(missing), EMBED_BATCH):
+            batch = missing[start : start + EMBED_BATCH]
+            texts = [_text(f) for f in batch]
+            embedded = np.asarray(self.embeddings.embed_documents(texts), dtype=np.float32)
+            embedded /= np.maximum(np.linalg.norm(embedded, axis=1, keepdims=True), 1e-12)
+            with self._lock:
+                self._vectors.update(zip((f.id for f in batch), embedded, strict=True))
+        with self._lock:
+            rows = []
+            for fact in facts:
+                self._vectors.move_to_end(fact.id)
+                rows.append(self._vectors[fact.id])
+            while len(self._vectors) > max(KEPT_VECTORS, len(facts)):
+                self._vectors.popitem(last=False)
+        return np.stack(rows)
+
+
+def _text(fact: ProfileFact) -> str:
+    return f"{fact.key.replace('_', ' ')}: {fact.value}"
+
+
+def _named(fact: ProfileFact, terms: set[str]) -> bool:
+    """A query word is one of the key's or value's words, or (Chinese) inside either."""
+    text = f"{fact.key} {fact.value}".lower()
+    words = set(_WORD.findall(text.replace("_", " ")))
+    return any(t in words or (_HAN.search(t) and len(t) >= 2 and t in text) for t in terms)

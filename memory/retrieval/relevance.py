@@ -1,0 +1,80 @@
+"""The relevance floor: a memory counts only when it matches the query better than small talk does.
+
+Cosine similarities mean different things for different queries and models: an unrelated pair
+scores about 0.1 with USE and 0.5 with MiniLM, and a chit-chat query ("今天天气怎么样") lies close
+to every chatty memory. So the bar is the query's own, set by its similarities to a fixed set of
+generic small-talk sentences, Chinese and English (``samples/background.json``), embedded once by
+the same model: a memory must rise half the way from the query's mean similarity to those
+sentences to its best one. Below that it says little a generic sentence would not; leaving its
+slot empty keeps noise and tokens out of the prompt. A question that names something specific
+("what am I allergic to?") lies far from small talk, so its bar is low.
+
+A memory the keyword ranking also found (it shares a word the user's memories rarely hold) needs
+only a quarter of the way: two kinds of evidence.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from memory.samples import background_sentences
+
+DENSE_SHARE = 0.5
+"""A memory must rise this share of the way from the query's mean similarity to small talk to its best."""
+KEYWORD_SHARE = 0.25
+"""The same share for a memory the keyword ranking also found."""
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One query's floor: ``high`` for a dense match alone, ``low`` for one keywords also found."""
+
+    high: float
+    low: float
+
+    def passes(self, similarity: float, keyword_match: bool) -> bool:
+        """Whether a memory of this cosine similarity to the query clears the floor."""
+        return similarity >= (self.low if keyword_match else self.high)
+
+
+class RelevanceFloor:
+    """The per-query bar of :mod:`memory.retrieval.relevance`.
+
+    Args:
+        embeddings: the retrieval's model (the background is embedded once, at first use).
+        margin: added to the bar (a cosine; negative lowers it).
+        sentences: the background (default: the packaged one).
+    """
+
+    def __init__(self, embeddings: Embeddings, margin: float, sentences: Sequence[str] | None = None) -> None:
+        self.embeddings = embeddings
+        self.margin = margin
+        self._sentences = list(sentences) if sentences is not None else None
+        self._matrix: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    def _background(self) -> np.ndarray:
+        if self._matrix is not None:
+            return self._matrix
+        with self._lock:
+            if self._matrix is None:
+                sentences = self._sentences if self._sentences is not None else background_sentences()
+                matrix = np.asarray(self.embeddings.embed_documents(sentences), dtype=np.float32)
+                self._matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+            return self._matrix
+
+    def bar(self, vector: Sequence[float]) -> Bar:
+        """The similarities a memory must reach for ``vector``'s query (cosines, margin added)."""
+        matrix = self._background()
+        if not len(matrix):
+            return Bar(self.margin, self.margin)
+        query = np.asarray(vector, dtype=np.float32)
+        similarities = matrix @ (query / (np.linalg.norm(query) or 1.0))
+        top, mean = float(np.max(similarities)), float(np.mean(similarities))
+        dense, keyword = (mean + share * (top - mean) + self.margin for share in (DENSE_SHARE, KEYWORD_SHARE))
+        return Bar(dense, keyword)

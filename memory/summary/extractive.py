@@ -1,0 +1,63 @@
+"""The extractive summary: what a summary keeps when no model writes it. A pure function.
+
+It keeps the most important sentences (by :func:`memory.domain.importance.importance`) of what the
+user said, and of the persona's replies only when they promise or state something that matters,
+in time order, one line each, within the character budget, never the same line twice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from memory.domain.importance import importance
+from memory.domain.types import Interaction
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
+PERSONA_FLOOR = 0.5
+"""A persona's sentence is kept only from this importance up (its replies are mostly chatter)."""
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, whitespace folded, empty ones dropped."""
+    return [s for s in (" ".join(p.split()) for p in _SENTENCE_END.split(text)) if s]
+
+
+def extract(
+    interactions: Sequence[Interaction],
+    *,
+    persona: str,
+    labels: tuple[str, str],
+    separator: str,
+    max_chars: int,
+    already: Iterable[str] = (),
+) -> str:
+    """A summary of the interactions: the kept sentences in time order, one line each.
+
+    Args:
+        labels: ``(user label, title)``, e.g. ``("用户", "对话摘要")``.
+        already: lines earlier summaries of the same user hold (not written again).
+    """
+    user_label = labels[0]
+    seen = {line.strip() for line in already}
+    candidates: list[tuple[float, int, str]] = []  # (importance, position in time, line)
+    for item in interactions:
+        for speaker, text, floor in (
+            (user_label, item.user_input, 0.0),
+            (persona, item.response, PERSONA_FLOOR),
+        ):
+            for sentence in sentences(text):
+                score = importance(sentence)
+                line = f"{speaker}{separator}{sentence}"
+                if score >= floor and line not in seen:
+                    seen.add(line)
+                    candidates.append((score, len(candidates), line))
+    budget = max_chars
+    kept: list[tuple[int, str]] = []
+    for _, position, line in sorted(candidates, key=lambda c: (-c[0], c[1])):
+        if len(line) + 1 <= budget:
+            kept.append((position, line))
+            budget -= len(line) + 1
+    if not kept and candidates:  # one sentence longer than the whole budget: cut it
+        kept.append((0, candidates[0][2][: max(1, budget)]))
+    return "\n".join(line for _, line in sorted(kept))[:max_chars]

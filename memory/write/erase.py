@@ -1,0 +1,118 @@
+"""Erasure: what a user asks to forget is gone from every file, not only out of reach.
+
+The record first (one transaction: the user's interactions, memories of every layer and tier,
+summaries, profile facts, decay clock; the keyword index follows by triggers or cascade and is
+merged so no deleted word stays in it), then the archive file (rewritten without the user's
+records: temp file, fsync, rename), then the vectors, then the SQLite file is scrubbed (freed
+pages are zeroed by ``secure_delete``; the WAL is checkpointed and truncated). Vectors hold no
+text; if the vector store is down they are removed by the repair at the next start, which
+drops every vector the record does not hold.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from memory.domain.types import Layer, scope_of, user_of
+from memory.errors import InvalidInputError, StoreUnavailableError
+from memory.layers.rag import RagLayer
+from memory.record.db import Connection, Database
+from memory.record.entries import EntryTable
+from memory.record.journal import Journal
+from memory.record.profile import ProfileTable
+from memory.record.tombstones import Tombstones
+from memory.write.index_sync import IndexSync
+
+logger = logging.getLogger(__name__)
+
+
+class Eraser:
+    """Erases a user's memory from the record, the keyword index, the archive and the vectors.
+
+    Args:
+        purge: merges the keyword index after deletions (the record's keyword module's).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        table: EntryTable,
+        layers: dict[Layer, RagLayer],
+        sync: IndexSync,
+        purge: Callable[[Connection], None],
+        tombstones: Tombstones,
+    ) -> None:
+        self.tombstones = tombstones
+        self.db = db
+        self.table = table
+        self.layers = layers
+        self.sync = sync
+        self.purge = purge
+
+    def forget(self, memory_id: str, user_id: str | None, *, any_user: bool) -> bool:
+        """Erase one memory (and the recorded interaction of the same id); False when there is
+        no such memory, or it is not ``user_id``'s (unless ``any_user``).
+
+        Raises:
+            InvalidInputError: a persona (static) memory: it lives in the persona's files.
+        """
+        found = self.table.by_ids(None, [memory_id])
+        if not found or (not any_user and scope_of(found[0].user_id) != scope_of(user_id)):
+            return False
+        entry = found[0]
+        home = entry.origin if entry.layer == Layer.ARCHIVED and entry.origin else entry.layer
+        if home == Layer.STATIC:
+            raise InvalidInputError("memory_id", "a persona memory: edit the persona's files instead")
+        with self.db.transaction() as conn:
+            EntryTable.erase_ids(conn, [memory_id])
+            Journal.erase_ids(conn, [memory_id])
+            self.purge(conn)
+        self.sync.erase_archived(lambda record: record.id == memory_id)
+        rag = self.layers.get(home)
+        if rag is not None:
+            try:
+                rag.stores.for_scope(scope_of(entry.user_id)).delete([memory_id])
+            except StoreUnavailableError as exc:
+                logger.warning("the vector of an erased memory stays until the next start: %s", exc)
+        self.db.scrub()
+        return True
+
+    def forget_user(self, user_id: str) -> int:
+        """Erase everything of one user; returns how many memories (of every layer) went."""
+        scope = scope_of(user_id)
+        homes = self.table.of_scope(scope)
+        with self.db.transaction() as conn:
+            erased = EntryTable.erase_scope(conn, scope)
+            Journal.erase_scope(conn, scope)
+            ProfileTable.erase_scope(conn, scope)
+            Database.erase_clock(conn, scope)
+            self.purge(conn)
+            digest = self.tombstones.add(conn, scope, datetime.now(UTC))  # finished at start if cut
+        owner = user_of(scope)
+        self.sync.erase_archived(lambda record: record.user_id == owner)
+        for layer, rag in self.layers.items():
+            ids = [entry_id for entry_id, home in homes if home == layer]
+            if ids and not rag.shared:
+                try:
+                    rag.erase_vectors(scope, ids)
+                except StoreUnavailableError as exc:
+                    logger.warning("vectors of an erased user stay until the next start: %s", exc)
+        self.db.scrub()
+        self.tombstones.finish(digest)
+        return erased
+
+    def finish_unfinished(self) -> int:
+        """Finish the erases a crash cut short (at start, after the index repair has dropped the
+        vectors the record no longer holds): the archive file loses their users' records, the
+        file is scrubbed. Returns how many erases were finished."""
+        pending = self.tombstones.unfinished()
+        if not pending:
+            return 0
+        self.sync.erase_archived(lambda record: self.tombstones.digest(scope_of(record.user_id)) in pending)
+        self.db.scrub()
+        for digest in pending:
+            self.tombstones.finish(digest)
+        logger.warning("finished %d erase(s) a crash had cut short", len(pending))
+        return len(pending)

@@ -1,0 +1,271 @@
+"""Keeps what is derived from SQLite in step with it: the vector index and the archive file.
+
+Every step is idempotent by entry id, so it can run after each write, after a crash, or when the
+store comes back from an outage. A background worker applies writes soon after they commit, so a
+``record_*`` call pays only for its SQLite transaction. A retrieval asks for a *bounded* catch-up
+(:meth:`IndexSync.catch_up`): it never waits longer than its budget; entries still pending are
+found by keywords, and the active window is always current.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from memory.domain.types import ExportState, Layer
+from memory.errors import StoreUnavailableError
+from memory.index.breaker import BreakerState, CircuitBreaker
+from memory.layers.rag import RagLayer
+from memory.record.archive import ArchivedMemory, MemoryArchive
+from memory.record.db import Database
+from memory.record.entries import EntryTable
+
+logger = logging.getLogger(__name__)
+
+INDEX_KEY = "index_built_by"
+"""The ``meta`` row naming what built the vector index: the embedding model and the layout."""
+LEGACY_INDEX = "use-multilingual:use-multilingual-v3; scopes in clear"
+"""What built an index before the record named it (USE alone, user ids in its metadata)."""
+CATCH_UP_BATCH = 16
+"""Entries embedded per step of a bounded catch-up (a few milliseconds each)."""
+WORK_BATCH = 256
+"""Entries the worker embeds per step (it checks between steps whether the engine is closing)."""
+REPAIR_INDEX_SECONDS = 2.0
+"""Longest the start-up repair embeds what the index lacks; the worker does the rest."""
+
+
+class IndexSync:
+    """Applies SQLite state to Chroma (index pending, move vectors between tiers) and to the
+    archive JSONL."""
+
+    def __init__(
+        self,
+        entries: EntryTable,
+        layers: dict[Layer, RagLayer],
+        archive: MemoryArchive,
+        *,
+        breaker: CircuitBreaker | None = None,
+        export_lock: Path | None = None,
+    ) -> None:
+        self.table = entries
+        self.layers = layers
+        self.archive = archive
+        self.breaker = breaker
+        self.export_lock = export_lock
+        self._outages_repaired = 0
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._worker: threading.Thread | None = None
+        self.retry_seconds = 1.0
+        self.last_error: str | None = None
+        """The last failure of the background work (cleared by a run that succeeds)."""
+
+    def start_worker(self) -> None:
+        """Start the background thread that indexes committed writes (idempotent)."""
+        if self._worker is not None and self._worker.is_alive():
+            return
+        self._stopping.clear()
+        self._worker = threading.Thread(target=self._work, name="persona-memory-index", daemon=True)
+        self._worker.start()
+
+    def stop_worker(self) -> None:
+        """Stop the background thread (idempotent); pending work stays in SQLite."""
+        self._stopping.set()
+        self._wake.set()
+        if self._worker is not None:
+            self._worker.join(timeout=30)
+            self._worker = None
+
+    def notify(self) -> None:
+        """Tell the worker that new writes are committed."""
+        self._wake.set()
+
+    def _work(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(timeout=self.retry_seconds)
+            self._wake.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                if self._recovered_from_outage():
+                    self.repair()
+                elif self.has_pending():
+                    self.run(worker=True)
+            except Exception as exc:  # the worker must survive anything; the data is in SQLite
+                self._failed("background indexing", exc)
+
+    def _recovered_from_outage(self) -> bool:
+        """True once after each outage, when the store answers again (it may have lost data)."""
+        if self.breaker is None or self.breaker.outages == self._outages_repaired:
+            return False
+        if self.breaker.state != BreakerState.CLOSED:
+            return False
+        self._outages_repaired = self.breaker.outages
+        return True
+
+    @contextlib.contextmanager
+    def _exclusive_export(self) -> Iterator[None]:
+        """Serialise archive export across processes sharing the data folder (server mode)."""
+        if self.export_lock is None:
+            yield
+            return
+        with self.export_lock.open("a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def erase_archived(self, drop: Callable[[ArchivedMemory], bool]) -> int:
+        """Remove records from the archive file (no export runs meanwhile, in any process)."""
+        with self._lock, self._exclusive_export():
+            return self.archive.remove(drop)
+
+    def has_pending(self) -> bool:
+        """Whether anything derived is behind SQLite (cheap: two indexed lookups)."""
+        return self.table.has_pending_index() or self.table.has_unexported()
+
+    def pending(self) -> int:
+        """Live entries not yet in the vector index."""
+        return self.table.pending_index_count()
+
+    def flush(self) -> bool:
+        """Apply all pending work now, waiting for it; False if the store is failing."""
+        if not self.has_pending():
+            return True
+        return self.run()
+
+    def catch_up(self, budget_seconds: float) -> bool:
+        """Index pending entries for at most about ``budget_seconds``; True when none is left.
+
+        Never waits for the background worker longer than the budget (it is doing the same work),
+        and stops between small batches once the budget is spent. Store failures end it quietly.
+        """
+        deadline = time.monotonic() + budget_seconds
+        if not self.table.has_pending_index():
+            return True
+        if not self._lock.acquire(timeout=max(budget_seconds, 0.0)):
+            return False
+        try:
+            for layer in self.layers.values():
+                while time.monotonic() < deadline:
+                    if layer.index_pending(CATCH_UP_BATCH, once=True) == 0:
+                        break
+            return not self.table.has_pending_index()
+        except StoreUnavailableError as exc:
+            logger.debug("catch-up deferred: %s", exc)
+            return False
+        finally:
+            self._lock.release()
+
+    def run(self, *, worker: bool = False) -> bool:
+        """Export archived entries, then index pending ones. Returns False if the store failed.
+
+        Args:
+            worker: the background worker's run, which ends early when the worker is stopped.
+        """
+        with self._lock:
+            exported = True
+            try:
+                with self._exclusive_export():
+                    self.export_archived(recovering=True)
+                    self.export_archived()
+            except OSError as exc:  # a read-only or full folder: the rows wait in SQLite
+                self._failed("archive export", exc)
+                exported = False
+            try:
+                stopped = self._stopping.is_set if worker else lambda: False
+                for layer in self.layers.values():  # in steps, so that close() need not wait it out
+                    while not stopped() and layer.index_pending(WORK_BATCH, once=True):
+                        pass
+            except StoreUnavailableError as exc:
+                logger.debug("indexing deferred: %s", exc)
+                return False
+            if exported:
+                self.last_error = None
+            return True
+
+    def _failed(self, what: str, error: Exception) -> None:
+        """Remember the failure for ``debug_state()['health']``; warn once per kind of failure."""
+        message = f"{what} failed: {error}"
+        if message != self.last_error:
+            logger.warning("%s; retrying", message)
+        self.last_error = message
+
+    def adopt_index(self, db: Database, name: str) -> bool:
+        """Drop the index if another embedding model or layout built it (``name`` says which:
+        vectors of another model do not compare with this one's); the start-up repair and the
+        worker then embed every entry again. Returns whether it did.
+        """
+        built_by = db.get_meta(INDEX_KEY)
+        try:
+            if built_by is None and any(layer.stores.existing_names() for layer in self.layers.values()):
+                built_by = LEGACY_INDEX
+            if built_by not in (None, name):
+                logger.warning("the vector index was built by %s, not %s: embedding it again", built_by, name)
+                for layer in self.layers.values():
+                    layer.drop_all()
+        except StoreUnavailableError as exc:  # a server that is down: look again at the next start
+            logger.warning("cannot check which model built the vector index: %s", exc)
+            return False
+        if built_by != name:
+            db.set_meta(INDEX_KEY, name)
+        return built_by not in (None, name)
+
+    def rebuild(self) -> int:
+        """Drop every collection and index all live entries again; returns how many are live."""
+        for layer in self.layers.values():
+            layer.drop_all()
+        self.run()
+        return sum(layer.count(all_scopes=True) for layer in self.layers.values())
+
+    def export_archived(self, *, recovering: bool = False) -> int:
+        """Append newly archived entries to the archive file, then drop them from the index.
+
+        Exactly once per forgetting: rows are marked ``EXPORTING`` before the append and ``DONE``
+        after. After a crash between the two, ``recovering`` appends only the records the file
+        lacks. A memory revived and forgotten again is a new record (same id, later time).
+        """
+        memories = self.table.to_export(ExportState.EXPORTING if recovering else ExportState.PENDING)
+        if not memories:
+            return 0
+        ids = [m.id for m in memories]
+        if recovering:
+            present = {(m.id, m.archived_at) for m in self.archive.read()}
+            to_write = [m for m in memories if (m.id, m.archived_at) not in present]
+        else:
+            self.table.set_export_state(ids, ExportState.EXPORTING)
+            to_write = memories
+        self.archive.append(to_write)
+        self.table.set_export_state(ids, ExportState.DONE)
+        return len(to_write)
+
+    def repair(self, budget_seconds: float = REPAIR_INDEX_SECONDS) -> dict[str, tuple[int, int]]:
+        """Full reconciliation of every layer's index with SQLite (run at start): what the index
+        lacks is embedded for up to ``budget_seconds``, the rest by the worker (a store embedded
+        again after a model change does not hold the start up for minutes).
+
+        Returns:
+            per layer, (entries the index lacked, vectors it held that SQLite does not).
+        """
+        deadline = time.monotonic() + budget_seconds
+        with self._lock:
+            with self._exclusive_export():
+                self.export_archived(recovering=True)
+                self.export_archived()
+            report: dict[str, tuple[int, int]] = {}
+            for layer_id, layer in self.layers.items():
+                try:
+                    report[layer_id.value] = layer.repair()
+                    while time.monotonic() < deadline and layer.index_pending(CATCH_UP_BATCH, once=True):
+                        pass
+                except StoreUnavailableError as exc:
+                    logger.warning("index repair of %s deferred: %s", layer_id.value, exc)
+            self.notify()
+            return report
