@@ -40,9 +40,10 @@ def _positive(text: str) -> int:
 def _import(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
+    from memory.errors import ImportFileError
     from memory.manager import MemoryManager
     from memory.transfer import is_export
-    from memory.write.importer import ImportFileError, check_file, read_jsonl
+    from memory.write.importer import check_file, read_jsonl
 
     path = check_file(Path(args.file))
     if is_export(path):

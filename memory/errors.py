@@ -36,6 +36,10 @@ class InputTooLargeError(InvalidInputError):
     """A text is longer than ``MemoryConfig.max_text_chars``."""
 
 
+class ImportFileError(InvalidInputError):
+    """Bad records in an import (nothing was written); the message lists their line numbers."""
+
+
 class InputTypeError(MemoryEngineError, TypeError):
     """An argument has the wrong type; the message names the argument and the type received."""
 
@@ -78,3 +82,8 @@ class AccessDeniedError(MemoryEngineError, PermissionError):
     def __init__(self, argument: str, message: str) -> None:
         self.argument = argument
         super().__init__(f"argument '{argument}': {message}")
+
+
+class CallTimeout(TimeoutError):
+    """A backend call did not finish before its deadline (it may still be running on its thread).
+    Internal: the index turns it into :class:`StoreUnavailableError` before any caller sees it."""

@@ -23,6 +23,7 @@ from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
 from memory.domain.persona import Persona, load_persona
+from memory.domain.twins import async_twin, run_coroutine
 from memory.domain.types import ManagerState, ProfileFact, utcnow
 from memory.domain.validation import check_persona, check_user_id
 from memory.engine import Engine, open_engine
@@ -156,18 +157,23 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
     def record_interaction_sync(
         self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
     ) -> str:
-        """Record an interaction verbatim; returns its id once committed to SQLite.
+        """Record an interaction verbatim; returns its id once committed (see
+        :meth:`arecord_interaction`: the same, the summary model's gate included).
 
         Raises:
             InputTypeError, InvalidInputError, InputTooLargeError: bad arguments (nothing stored).
             ClosedError: the manager is closed.
         """
-        recorder = self._check_open().recorder
-        interaction = recorder.build(user_input, response, user_id, timestamp)
-        recorder.commit([interaction])
+        engine = self._check_open()
+        interaction = engine.recorder.build(user_input, response, user_id, timestamp)
+        engine.recorder.commit([interaction])
+        if engine.summarizer.model is not None:
+            gate = run_coroutine(lambda: engine.summarizer.gate(interaction))
+            if gate is not None:
+                engine.recorder.attach_gate(interaction.id, gate)
         return interaction.id
 
-    async def record_interaction(
+    async def arecord_interaction(
         self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
     ) -> str:
         """Record an interaction, then ask the summary model whether and how much it matters.
@@ -184,6 +190,12 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
             await asyncio.to_thread(engine.recorder.attach_gate, interaction.id, gate)
         return interaction.id
 
+    async def record_interaction(
+        self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
+    ) -> str:
+        """:meth:`arecord_interaction` under the seed's name (awaited, as existing callers do)."""
+        return await self.arecord_interaction(user_input, response, user_id=user_id, timestamp=timestamp)
+
     def remember(
         self, text: str, *, user_id: str | None = None, key: str | None = None, pinned: bool = True
     ) -> str:
@@ -199,10 +211,14 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         """
         return self._check_open().recorder.remember(text, user_id=user_id, key=key, pinned=pinned)
 
+    aremember = async_twin(remember)
+
     def profile(self, user_id: str | None = None) -> dict[str, ProfileFact]:
         """A user's current profile facts by key (value, since, source)."""
         facts = self._check_open().profile.current(check_user_id(user_id))
         return {fact.key: fact for fact in facts}
+
+    aprofile = async_twin(profile)
 
     def import_interactions(
         self,
@@ -226,6 +242,8 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
             records, batch_size=batch_size, skip_invalid=skip_invalid, progress=progress
         )
 
+    aimport_interactions = async_twin(import_interactions)
+
     # -- retrieval -----------------------------------------------------------------------------
 
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
@@ -237,10 +255,7 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         """
         return self._check_open().retriever.retrieve(query, user_id=user_id)
 
-    async def aretrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
-        """:meth:`retrieve` in a worker thread: the event loop stays responsive."""
-        retriever = self._check_open().retriever
-        return await asyncio.to_thread(retriever.retrieve, query, user_id=user_id)
+    aretrieve = async_twin(retrieve)
 
     def retrieve_memories(
         self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
@@ -248,12 +263,7 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         """The full retrieval: active window, scored memories (with ranks) and prompt texts."""
         return self._check_open().retriever.retrieve_memories(query, user_id=user_id, top_k=top_k)
 
-    async def aretrieve_memories(
-        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
-    ) -> RetrievalResult:
-        """:meth:`retrieve_memories` in a worker thread."""
-        retriever = self._check_open().retriever
-        return await asyncio.to_thread(retriever.retrieve_memories, query, user_id=user_id, top_k=top_k)
+    aretrieve_memories = async_twin(retrieve_memories)
 
     # -- maintenance ---------------------------------------------------------------------------
 
@@ -261,3 +271,5 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         """A JSON-serialisable snapshot: exact totals per layer, the first users' counts, jobs,
         model, store and breaker; with ``user_id``, that user's counts under ``"user"``."""
         return build_debug_state(self._check_open(), user_id=check_user_id(user_id))
+
+    adebug_state = async_twin(debug_state)

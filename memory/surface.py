@@ -6,62 +6,41 @@ Each is built by its own module; this base class only hands them the open manage
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 
-from memory.domain.types import Interaction, ProfileFact
+from memory.domain.twins import async_twin
+from memory.domain.types import Interaction
 from memory.domain.validation import check_user_id
 from memory.engine import Engine
 from memory.integrations import chat, tools
-from memory.retrieval.retriever import QueryInput, RetrievalResult
 
 if TYPE_CHECKING:
     from memory.integrations.graph_store import MemoryStore
 
 
+class OpenManager(chat.ChatMemory, Protocol):
+    """What the LangChain faces need of the manager they are part of."""
+
+    def _check_open(self) -> Engine: ...
+
+
 class LangChainSurface:
     """LangChain / LangGraph adapters of an open manager (a base of :class:`MemoryManager`)."""
 
-    def _check_open(self) -> Engine:
-        raise NotImplementedError
-
-    # provided by the manager
-    def retrieve_memories(
-        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
-    ) -> RetrievalResult:
-        raise NotImplementedError
-
-    def record_interaction_sync(self, user_input: str, response: str, *, user_id: str | None = None) -> str:
-        raise NotImplementedError
-
-    async def record_interaction(self, user_input: str, response: str, *, user_id: str | None = None) -> str:
-        raise NotImplementedError
-
-    def remember(
-        self, text: str, *, user_id: str | None = None, key: str | None = None, pinned: bool = True
-    ) -> str:
-        raise NotImplementedError
-
-    def profile(self, user_id: str | None = None) -> dict[str, ProfileFact]:
-        raise NotImplementedError
-
-    def forget(self, memory_id: str, *, user_id: str | None = None) -> bool:
-        raise NotImplementedError
-
-    def forget_user(self, user_id: str) -> int:
-        raise NotImplementedError
-
-    def window_interactions(self, user_id: str | None) -> list[Interaction]:
+    def window_interactions(self: OpenManager, user_id: str | None) -> list[Interaction]:
         """The interactions of a user's active window, oldest first."""
         engine = self._check_open()
         window = engine.active.entries(check_user_id(user_id))
         return engine.journal.by_ids([entry.id for entry in window])
 
+    awindow_interactions = async_twin(window_interactions)
+
     def with_memory(
-        self,
+        self: OpenManager,
         chain: Runnable[Any, Any],
         *,
         input_key: str = "input",
@@ -86,7 +65,7 @@ class LangChainSurface:
             self, chain, input_key=input_key, history_key=history_key, output_key=output_key
         )
 
-    def as_chat_history(self, user_id: str) -> chat.MemoryChatHistory:
+    def as_chat_history(self: OpenManager, user_id: str) -> chat.MemoryChatHistory:
         """A ``BaseChatMessageHistory`` over the user's active window (added exchanges are
         recorded; ``clear()`` erases the user, see :meth:`forget_user`)."""
         self._check_open()
@@ -95,7 +74,7 @@ class LangChainSurface:
             raise tools.no_user_error()
         return chat.MemoryChatHistory(self, user)
 
-    def as_tools(self, user_id: str | None = None) -> list[BaseTool]:
+    def as_tools(self: OpenManager, user_id: str | None = None) -> list[BaseTool]:
         """LangChain tools a model can call: ``recall_memory(query)``, ``remember(fact, key)``
         and ``forget_memory(memory_id)``, described in the persona's language. The user is
         ``user_id``, else ``config["configurable"]["user_id"]`` of the call."""
@@ -103,7 +82,7 @@ class LangChainSurface:
         return tools.memory_tools(self, check_user_id(user_id), engine.config.locale)
 
     def cognitive_chain(
-        self, model: BaseChatModel, *, max_recalls: int = 2, system_prompt: str | None = None
+        self: OpenManager, model: BaseChatModel, *, max_recalls: int = 2, system_prompt: str | None = None
     ) -> Runnable[Any, Any]:
         """Seed 000's cognitive loop as a chain: the model first judges whether it can answer; if
         it needs to know something it recalls it (a ``recall_memory`` tool call, or a
@@ -119,7 +98,7 @@ class LangChainSurface:
             system_prompt=system_prompt,
         )
 
-    def as_store(self, *, prefix: str = "memories") -> MemoryStore:
+    def as_store(self: OpenManager, *, prefix: str = "memories") -> MemoryStore:
         """A LangGraph ``BaseStore`` over this persona's memories (needs the ``langgraph``
         extra): namespace ``(prefix, user_id)`` is that user's memory; ``put`` remembers,
         ``search`` retrieves, ``delete`` forgets (see :mod:`memory.integrations.graph_store`)."""

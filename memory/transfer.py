@@ -25,9 +25,9 @@ from typing import Any
 from memory.domain import tokens
 from memory.domain.types import SHARED_SCOPE, Layer, scope_of, user_of
 from memory.engine import Engine
-from memory.errors import InvalidInputError, MemoryEngineError
+from memory.errors import ImportFileError, InvalidInputError, MemoryEngineError
 from memory.record.db import CLOCK_COLUMNS
-from memory.write.importer import ImportFileError, check_file, read_jsonl
+from memory.write.importer import check_file, read_jsonl
 
 FORMAT = "persona-memory-export"
 VERSION = 1

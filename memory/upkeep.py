@@ -9,8 +9,10 @@ import functools
 import logging
 import sqlite3
 from pathlib import Path
+from typing import Protocol
 
 from memory import transfer
+from memory.domain.twins import async_twin
 from memory.domain.validation import check_memory_id, check_user_id
 from memory.engine import Engine
 from memory.errors import InvalidInputError, StoreError
@@ -18,13 +20,20 @@ from memory.errors import InvalidInputError, StoreError
 logger = logging.getLogger(__name__)
 
 
+class OpenManager(Protocol):
+    """What the upkeep half needs of the manager it is part of."""
+
+    def _check_open(self) -> Engine: ...
+
+    def flush(self) -> bool: ...
+
+    async def aflush(self) -> bool: ...
+
+
 class MemoryUpkeep:
     """Maintenance operations of an open manager (a base of :class:`MemoryManager`)."""
 
-    def _check_open(self) -> Engine:
-        raise NotImplementedError
-
-    def flush(self) -> bool:
+    def flush(self: OpenManager) -> bool:
         """Bring the vector index and archive file up to SQLite now; False while the store fails."""
         sync = self._check_open().sync
         try:
@@ -33,32 +42,34 @@ class MemoryUpkeep:
             logger.warning("flush failed (%s); it will be retried", exc)
             return False
 
-    async def run_summary_now(self) -> int:
+    aflush = async_twin(flush)
+
+    async def run_summary_now(self: OpenManager) -> int:
         """Summarise each user's active window plus buffer into one summary; returns how many."""
         written = await self._check_open().jobs.summarize()
-        await asyncio.to_thread(self.flush)
+        await self.aflush()
         return written
 
-    async def _scheduled_summary(self) -> None:
+    async def _scheduled_summary(self: OpenManager) -> None:
         # workers sharing a record each schedule the job: it runs once per interval among them
         engine = self._check_open()
         gap = engine.config.summary.interval_seconds / 2
         if await engine.jobs.summarize(unless_ran_within=gap):
-            await asyncio.to_thread(self.flush)
+            await self.aflush()
 
-    async def _scheduled_cleanup(self) -> None:
+    async def _scheduled_cleanup(self: OpenManager) -> None:
         engine = self._check_open()
         gap = engine.config.summary.cleanup_interval_seconds / 2
         if await asyncio.to_thread(functools.partial(engine.jobs.cleanup, unless_ran_within=gap)):
-            await asyncio.to_thread(self.flush)
+            await self.aflush()
 
-    async def run_cleanup_now(self) -> int:
+    async def run_cleanup_now(self: OpenManager) -> int:
         """Archive the least significant fraction of each user's summaries; returns how many."""
         removed = await asyncio.to_thread(self._check_open().jobs.cleanup)
-        await asyncio.to_thread(self.flush)
+        await self.aflush()
         return removed
 
-    def forget(self, memory_id: str, *, user_id: str | None = None) -> bool:
+    def forget(self: OpenManager, memory_id: str, *, user_id: str | None = None) -> bool:
         """Erase one memory from every file (see :meth:`forget_user`); with ``user_id``, only if
         it is that user's (a tool acting for a user can never erase someone else's).
 
@@ -72,7 +83,9 @@ class MemoryUpkeep:
         memory, user = check_memory_id(memory_id), check_user_id(user_id)
         return engine.eraser.forget(memory, user, any_user=user_id is None)
 
-    def forget_user(self, user_id: str) -> int:
+    aforget = async_twin(forget)
+
+    def forget_user(self: OpenManager, user_id: str) -> int:
         """Erase everything the engine holds of a user, from every file: interactions, memories
         of every layer and tier, summaries, profile facts, keyword index, vectors and archive
         lines (see :mod:`memory.write.erase`). Other users are untouched. Returns how many memories
@@ -87,7 +100,9 @@ class MemoryUpkeep:
             raise InvalidInputError("user_id", "name the user to erase (None is the persona's shared memory)")
         return engine.eraser.forget_user(user)
 
-    def restore(self, memory_id: str, *, user_id: str | None = None) -> bool:
+    aforget_user = async_twin(forget_user)
+
+    def restore(self: OpenManager, memory_id: str, *, user_id: str | None = None) -> bool:
         """Bring a forgotten (cold) memory back to its layer, as if just recalled; with
         ``user_id``, only if it is that user's.
 
@@ -110,7 +125,9 @@ class MemoryUpkeep:
             engine.sync.notify()  # its vector moves back to the hot collection
         return restored
 
-    def export_memories(self, path: str | Path, *, user_id: str | None = None) -> int:
+    arestore = async_twin(restore)
+
+    def export_memories(self: OpenManager, path: str | Path, *, user_id: str | None = None) -> int:
         """Write one user's memory (or, with ``user_id=None``, every user's and the persona's
         shared memory) to a JSON Lines file: every memory of every layer and tier with its
         significance, tick, timestamps, pinned flag and key, the interactions, profile facts and
@@ -123,7 +140,9 @@ class MemoryUpkeep:
         user = check_user_id(user_id)
         return transfer.export(engine, Path(path), user_id=user, every_user=user is None)
 
-    def import_memories(self, path: str | Path, *, allow_erased: bool = False) -> int:
+    aexport_memories = async_twin(export_memories)
+
+    def import_memories(self: OpenManager, path: str | Path, *, allow_erased: bool = False) -> int:
         """Restore an export made by :meth:`export_memories` into this persona (its users must
         hold no memory here yet); retrievals then give what they gave where it was exported.
         Returns how many memories.
@@ -141,6 +160,11 @@ class MemoryUpkeep:
         self.flush()
         return count
 
-    def reindex(self) -> int:
+    aimport_memories = async_twin(import_memories)
+
+    def reindex(self: OpenManager) -> int:
         """Rebuild the vector index from SQLite; returns how many entries were indexed."""
         return self._check_open().sync.rebuild()
+
+    areindex = async_twin(reindex)
+

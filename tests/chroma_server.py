@@ -1,6 +1,6 @@
 """A real Chroma server for tests: `chroma run` in a subprocess, stopped by its pid.
 
-Used by ``tests/test_server.py``. The server binary is the ``chroma`` script next to the
+Used by ``tests/test_chroma_server.py``. The server binary is the ``chroma`` script next to the
 interpreter running the tests (``.venv/bin/chroma``); it starts offline in about a second.
 """
 

@@ -42,3 +42,18 @@ async def test_out_of_range_importance_is_clipped_and_junk_ignored(make_manager)
     later = manager.inspector.entry(second)
     assert later is not None and later.importance == importance("嗯嗯") and later.note is None
     assert [e.id for e in manager.inspector.entries(Layer.ACTIVE)] == [first, second]
+
+
+def test_the_sync_form_runs_the_gate_too(make_manager) -> None:
+    answer = '{"note": "用户每天早上六点去游泳。", "importance": 0.8, "remember": true}'
+    manager = make_manager(summary_model=FakeListChatModel(responses=[answer]))
+    interaction_id = manager.record_interaction_sync("我每天早上六点去游泳", "好自律呀～")
+    entry = manager.inspector.entry(interaction_id)
+    assert entry is not None and entry.note == "用户每天早上六点去游泳。" and entry.importance == 0.8
+
+
+async def test_the_sync_form_runs_the_gate_inside_an_event_loop_as_well(make_manager) -> None:
+    answer = '{"note": "User plays the ukulele.", "importance": 0.7, "remember": true}'
+    manager = make_manager(summary_model=FakeListChatModel(responses=[answer]))
+    interaction_id = manager.record_interaction_sync("I play the ukulele", "好厉害～")  # a loop runs here
+    assert manager.inspector.entry(interaction_id).note == "User plays the ukulele."  # type: ignore[union-attr]

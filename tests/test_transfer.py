@@ -11,7 +11,7 @@ from conftest import Clock, fill, write_persona
 
 from memory import InvalidInputError, Layer, MemoryManager
 from memory.cli import main
-from memory.write.importer import ImportFileError
+from memory.errors import ImportFileError
 
 QUERIES = [("我喜欢什么运动？", "u1"), ("猫叫什么", "u1"), ("coffee", "u2"), ("吉他", None), ("过敏", "u1")]
 

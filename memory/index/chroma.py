@@ -25,9 +25,9 @@ from chromadb.config import Settings
 from chromadb.errors import NotFoundError
 
 from memory.config import StoreConfig, StoreMode
-from memory.errors import StoreError, StoreUnavailableError
+from memory.errors import CallTimeout, StoreError, StoreUnavailableError
 from memory.index.breaker import CircuitBreaker
-from memory.index.deadline import CallTimeout, Deadline
+from memory.index.deadline import Deadline
 from memory.index.heap import trim_malloc
 
 logger = logging.getLogger(__name__)

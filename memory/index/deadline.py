@@ -2,7 +2,7 @@
 
 A call into the vector index can block forever (seen after a disk filled up: Chroma's upsert
 never returned). :class:`Deadline` runs each call on one of a few daemon threads and waits for it
-with a timeout; a call past its deadline raises :class:`CallTimeout` to the caller, and its
+with a timeout; a call past its deadline raises :class:`~memory.errors.CallTimeout` to the caller, and its
 thread is written off and replaced (up to a limit), so the next call is served by a fresh one.
 """
 
@@ -15,12 +15,10 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TypeVar
 
+from memory.errors import CallTimeout
+
 _T = TypeVar("_T")
 _Task = tuple["Future[object]", Callable[[], object]]
-
-
-class CallTimeout(TimeoutError):
-    """A call did not finish before its deadline (it may still be running on its thread)."""
 
 
 class Deadline:
@@ -67,7 +65,7 @@ class Deadline:
                 future.set_result(result)
 
     def run(self, call: Callable[[], _T]) -> _T:
-        """``call()``'s result, or :class:`CallTimeout` once ``timeout`` has passed.
+        """``call()``'s result, or :class:`~memory.errors.CallTimeout` once ``timeout`` has passed.
 
         Raises:
             CallTimeout: the call is still running (or was never started) at the deadline.

@@ -43,17 +43,29 @@ def _is_digest(text: str) -> bool:
     return len(text) == DIGEST_CHARS and all(c in "0123456789abcdef" for c in text)
 
 
+def unit_matrix(rows: Sequence[Sequence[float]]) -> np.ndarray:
+    """Vectors as the rows of a float32 matrix, each of length 1."""
+    matrix = np.asarray(rows, dtype=np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    return matrix
+
+
+def closest(matrix: np.ndarray, vector: Sequence[float], depth: int) -> list[tuple[int, float]]:
+    """The ``depth`` rows of a :func:`unit_matrix` nearest to ``vector`` by cosine, best first
+    (exact): (row, cosine)."""
+    query = np.asarray(vector, dtype=np.float32)
+    scores = matrix @ (query / (np.linalg.norm(query) or 1.0))
+    best = np.argsort(-scores, kind="stable")[:depth]
+    return [(int(i), float(scores[i])) for i in best]
+
+
 def nearest(vector: Sequence[float], vectors: Mapping[str, Sequence[float]], depth: int) -> list[StoreHit]:
     """The ``depth`` ids whose vectors are nearest to ``vector`` by cosine, best first (exact)."""
     if not vectors or depth <= 0:
         return []
     ids = list(vectors)
-    matrix = np.asarray([vectors[i] for i in ids], dtype=np.float32)
-    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-    query = np.asarray(vector, dtype=np.float32)
-    scores = matrix @ (query / (np.linalg.norm(query) or 1.0))
-    best = np.argsort(-scores, kind="stable")[:depth]
-    return [StoreHit(ids[i], float(scores[i])) for i in best]
+    matrix = unit_matrix([vectors[i] for i in ids])
+    return [StoreHit(ids[i], score) for i, score in closest(matrix, vector, depth)]
 
 
 class ScopedStores:

@@ -12,7 +12,6 @@ retriever degrades), a failed record is logged and the answer is still returned.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import warnings
 from collections.abc import Sequence
@@ -39,15 +38,19 @@ class ChatMemory(Protocol):
 
     def retrieve_memories(self, query: str | list[str], *, user_id: str | None = None) -> Any: ...
 
+    async def aretrieve_memories(self, query: str | list[str], *, user_id: str | None = None) -> Any: ...
+
     def record_interaction_sync(
         self, user_input: str, response: str, *, user_id: str | None = None
     ) -> str: ...
 
-    async def record_interaction(
+    async def arecord_interaction(
         self, user_input: str, response: str, *, user_id: str | None = None
     ) -> str: ...
 
     def window_interactions(self, user_id: str | None) -> list[Interaction]: ...
+
+    async def awindow_interactions(self, user_id: str | None) -> list[Interaction]: ...
 
     def remember(self, text: str, *, user_id: str | None = None, key: str | None = None) -> str: ...
 
@@ -62,6 +65,12 @@ def interaction_messages(interactions: Sequence[Interaction]) -> list[BaseMessag
     for interaction in interactions:
         messages += [HumanMessage(interaction.user_input), AIMessage(interaction.response)]
     return messages
+
+
+def _query(window: list[Interaction], text: str) -> str | list[str]:
+    """The newest text after the last exchanges of the window (a dialogue query)."""
+    recent = [t for i in window[-RECENT_EXCHANGES:] for t in (i.user_input, i.response)]
+    return [*recent, text] if recent else text
 
 
 def _user(inputs: dict[str, Any], config: RunnableConfig | None) -> Any:
@@ -92,7 +101,7 @@ class _Binding:
         self.history_key = history_key
         self.output_key = output_key
 
-    def load(self, value: Any, config: RunnableConfig) -> dict[str, Any]:
+    def _parse(self, value: Any, config: RunnableConfig) -> tuple[dict[str, Any], str, Any]:
         inputs = {self.input_key: value} if isinstance(value, str) else value
         if not isinstance(inputs, dict):
             raise InputTypeError("input", f"a str or a dict with {self.input_key!r}", value)
@@ -104,9 +113,12 @@ class _Binding:
         user = _user(inputs, config)
         if not isinstance(text, str):
             raise InputTypeError(self.input_key, "a str or a message", text)
-        window = self.memory.window_interactions(check_user_id(user))
-        recent = [t for i in window[-RECENT_EXCHANGES:] for t in (i.user_input, i.response)]
-        result = self.memory.retrieve_memories([*recent, text] if recent else text, user_id=user)
+        check_user_id(user)
+        return inputs, text, user
+
+    def _loaded(
+        self, inputs: dict[str, Any], text: str, window: list[Interaction], result: Any
+    ) -> dict[str, Any]:
         return {
             **inputs,
             self.input_key: text,
@@ -115,8 +127,17 @@ class _Binding:
             self.history_key: interaction_messages(window),
         }
 
+    def load(self, value: Any, config: RunnableConfig) -> dict[str, Any]:
+        inputs, text, user = self._parse(value, config)
+        window = self.memory.window_interactions(user)
+        result = self.memory.retrieve_memories(_query(window, text), user_id=user)
+        return self._loaded(inputs, text, window, result)
+
     async def aload(self, value: Any, config: RunnableConfig) -> dict[str, Any]:
-        return await asyncio.to_thread(self.load, value, config)
+        inputs, text, user = self._parse(value, config)
+        window = await self.memory.awindow_interactions(user)
+        result = await self.memory.aretrieve_memories(_query(window, text), user_id=user)
+        return self._loaded(inputs, text, window, result)
 
     def _pair(self, run: Run, config: RunnableConfig) -> tuple[str, str, Any] | None:
         try:
@@ -141,7 +162,7 @@ class _Binding:
         pair = self._pair(run, config)
         if pair is not None:
             try:
-                await self.memory.record_interaction(pair[0], pair[1], user_id=pair[2])
+                await self.memory.arecord_interaction(pair[0], pair[1], user_id=pair[2])
             except Exception as exc:
                 logger.warning("the chain's answer was not recorded: %s", exc)
 
@@ -203,20 +224,27 @@ class MemoryChatHistory(BaseChatMessageHistory):
 
     async def aget_messages(self) -> list[BaseMessage]:
         """Async :attr:`messages`."""
-        return await asyncio.to_thread(lambda: self.messages)
+        return interaction_messages(await self.memory.awindow_interactions(self.user_id))
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Record each (human..., AI) exchange of ``messages`` as an interaction."""
+        for asked, answered in self._exchanges(messages):
+            self.memory.record_interaction_sync(asked, answered, user_id=self.user_id)
+
+    async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
+        """Async :meth:`add_messages`."""
+        for asked, answered in self._exchanges(messages):
+            await self.memory.arecord_interaction(asked, answered, user_id=self.user_id)
+
+    def _exchanges(self, messages: Sequence[BaseMessage]) -> list[tuple[str, str]]:
+        pairs = []
         for message in messages:
             if isinstance(message, HumanMessage):
                 self._pending.append(str(message_text(message)))
             elif isinstance(message, AIMessage) and self._pending:
                 asked, self._pending = "\n".join(self._pending), []
-                self.memory.record_interaction_sync(asked, str(message_text(message)), user_id=self.user_id)
-
-    async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
-        """Async :meth:`add_messages`."""
-        await asyncio.to_thread(self.add_messages, messages)
+                pairs.append((asked, str(message_text(message))))
+        return pairs
 
     def clear(self) -> None:
         """Erase the user's memory from every file (see ``MemoryManager.forget_user``)."""

@@ -9,7 +9,6 @@ LangGraph pass per-call settings), else it is the persona's shared memory.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
@@ -145,7 +144,7 @@ class MemoryDocumentRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, user_id: Any = None
     ) -> list[Document]:
-        result = await asyncio.to_thread(self.memory.retrieve_memories, query, user_id=user_id)
+        result = await self.memory.aretrieve_memories(query, user_id=user_id)
         return [to_document(m) for m in result.memories]
 
 
@@ -169,6 +168,16 @@ class RetrieverFace:
         """Everything one retrieval produced (see ``MemoryRetriever.retrieve_memories``)."""
         return self.core.retrieve_memories(query, user_id=user_id, top_k=top_k)
 
+    async def aretrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
+        """Async :meth:`retrieve`."""
+        return await self.core.aretrieve(query, user_id=user_id)
+
+    async def aretrieve_memories(
+        self, query: QueryInput, *, user_id: str | None = None, top_k: int | None = None
+    ) -> RetrievalResult:
+        """Async :meth:`retrieve_memories`."""
+        return await self.core.aretrieve_memories(query, user_id=user_id, top_k=top_k)
+
     def as_runnable(self) -> Runnable[Any, dict[str, str]]:
         """An LCEL Runnable to ``{"active": str, "rag": str}``. Input: a str; a dict with
         ``query``, ``input`` or ``question`` (and ``user_id``); a message, or a list of messages
@@ -182,7 +191,9 @@ class RetrieverFace:
             return {"active": active_text, "rag": rag_text}
 
         async def arun(payload: Any, config: RunnableConfig) -> dict[str, str]:
-            return await asyncio.to_thread(run, payload, config)
+            query, user_id = query_and_user(payload, config)
+            active_text, rag_text = await core.aretrieve(query, user_id=user_id)
+            return {"active": active_text, "rag": rag_text}
 
         lambda_ = RunnableLambda(run, afunc=arun, name="persona_memory")
         schema: Any = MemoryInput  # a union: pydantic builds the schema from it

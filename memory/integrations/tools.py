@@ -235,7 +235,7 @@ class _Loop:
             model = self.thinker if rounds < self.max_recalls else self.model
             reply = await model.ainvoke(messages, config)
         try:
-            await self.memory.record_interaction(query, str(message_text(reply)), user_id=user)
+            await self.memory.arecord_interaction(query, str(message_text(reply)), user_id=user)
         except Exception as exc:
             logger.warning("the answer was not recorded: %s", exc)
         return reply

@@ -24,7 +24,7 @@ import numpy as np
 from memory.domain.persona import STATIC_DIR
 from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
 from memory.errors import StaticMemoryError
-from memory.index.scoped import ScopedStores
+from memory.index.scoped import ScopedStores, closest, unit_matrix
 from memory.index.vectors import VectorStore
 from memory.layers.rag import RagLayer
 from memory.record import keyword
@@ -195,10 +195,7 @@ class StaticLayer(RagLayer):
         entries, matrix = self._matrix
         if not entries:
             return []
-        query = np.asarray(vector, dtype=np.float32)
-        scores = matrix @ (query / (np.linalg.norm(query) or 1.0))
-        best = np.argsort(-scores, kind="stable")[:depth]
-        return [RetrievedMemory(entries[i], float(scores[i]), float(scores[i]), 1.0) for i in best]
+        return [RetrievedMemory(entries[i], score, score, 1.0) for i, score in closest(matrix, vector, depth)]
 
     def keyword_ranking(
         self,
@@ -231,9 +228,7 @@ class StaticLayer(RagLayer):
             return None  # not indexed yet: use the store until it is
         if not entries:
             return [], np.zeros((0, 0), dtype=np.float32)
-        matrix = np.asarray([vectors[e.id] for e in entries], dtype=np.float32)
-        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        return entries, matrix
+        return entries, unit_matrix([vectors[e.id] for e in entries])
 
     def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
         """Static memories carry no scope: every user shares them."""

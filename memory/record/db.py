@@ -64,6 +64,13 @@ def from_epoch(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
 
 
+
+def write_meta(conn: Connection, key: str, value: str, *, keep: bool = False) -> None:
+    """The one writer of the ``meta`` table (a key's value; ``keep``: only if it has none)."""
+    action = "NOTHING" if keep else "UPDATE SET value = excluded.value"
+    conn.execute(f"INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO {action}", (key, value))
+
+
 class Database(abc.ABC):
     """The database of one persona: transactions, reads, bookkeeping, decay clocks.
 
@@ -128,14 +135,11 @@ class Database(abc.ABC):
 
     def set_meta(self, key: str, value: str, conn: Connection | None = None) -> None:
         """Store a bookkeeping value (in ``conn``'s transaction, or its own)."""
-        sql = (
-            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-        )
         if conn is not None:
-            conn.execute(sql, (key, value))
+            write_meta(conn, key, value)
             return
         with self.transaction() as own:
-            own.execute(sql, (key, value))
+            write_meta(own, key, value)
 
     def tick_of(self, scope: str) -> int:
         """The current tick of a scope's decay clock (0 before its first retrieval)."""

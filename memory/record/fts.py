@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory.domain.tokens import JIEBA, TRIGRAM, index_tokens, load_jieba
-from memory.record.db import Connection
+from memory.record.db import Connection, write_meta
 from memory.record.sqlite import SqliteConnection
 
 FTS_TABLE = "entries_fts"
@@ -70,11 +70,7 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
         content = "coalesce(note, '') || ' ' || content"
         column = content if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}(scope, {content})"
         conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries")
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES ('keyword_tokenizer', ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (version,),
-        )
+        write_meta(conn, "keyword_tokenizer", version)
     return rebuild
 
 

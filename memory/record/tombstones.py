@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Iterable
 from datetime import datetime
 
-from memory.record.db import Connection, Database
+from memory.record.db import Connection, Database, write_meta
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tombstones (
@@ -34,9 +34,7 @@ KEY = "erase_key"
 def install(conn: Connection) -> None:
     """Create the ``tombstones`` table and the record's hash key (an :data:`memory.record.db.Installer`)."""
     conn.script(SCHEMA)
-    conn.execute(
-        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING", (KEY, secrets.token_hex(32))
-    )
+    write_meta(conn, KEY, secrets.token_hex(32), keep=True)
 
 
 class Tombstones:

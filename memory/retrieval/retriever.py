@@ -25,6 +25,7 @@ from memory.domain.formatter import (
     join_blocks,
 )
 from memory.domain.tokens import JIEBA
+from memory.domain.twins import async_twin
 from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.domain.validation import check_top_k, check_user_id
 from memory.domain.when import window_of
@@ -129,6 +130,8 @@ class MemoryRetriever:
         result = self.retrieve_memories(query, user_id=user_id)
         return result.active_text, result.rag_text
 
+    aretrieve = async_twin(retrieve)
+
     def retrieve_memories(
         self,
         query: QueryInput,
@@ -208,6 +211,8 @@ class MemoryRetriever:
         if not degraded:
             self._tick(user_id, memories)
         return result
+
+    aretrieve_memories = async_twin(retrieve_memories)
 
     def _catch_up(self) -> None:
         try:

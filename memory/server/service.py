@@ -119,12 +119,12 @@ class MemoryService:
     ) -> str:
         """Store a fact on purpose (a profile fact with a ``key``); returns its id."""
         manager = self.manager(persona)
-        return await asyncio.to_thread(manager.remember, text, user_id=user_id, key=key, pinned=pinned)
+        return await manager.aremember(text, user_id=user_id, key=key, pinned=pinned)
 
     async def forget(self, persona: str, memory_id: str, user_id: str | None) -> bool:
         """Erase one memory (only that user's when ``user_id`` is given)."""
         manager = self.manager(persona)
-        erased = await asyncio.to_thread(manager.forget, memory_id, user_id=user_id)
+        erased = await manager.aforget(memory_id, user_id=user_id)
         if erased:
             self._drop(persona, lambda key, shown: _mentions(shown, memory_id))
         return erased
@@ -132,7 +132,7 @@ class MemoryService:
     async def forget_user(self, persona: str, user_id: str) -> int:
         """Erase everything of a user, from every file and from the recent retrievals."""
         manager = self.manager(persona)
-        count = await asyncio.to_thread(manager.forget_user, user_id)
+        count = await manager.aforget_user(user_id)
         user = check_user_id(user_id)
         self._drop(persona, lambda key, shown: key == (persona, user))
         return count
@@ -140,18 +140,18 @@ class MemoryService:
     async def restore(self, persona: str, memory_id: str, user_id: str | None) -> bool:
         """Bring a cold memory back (only that user's when ``user_id`` is given)."""
         manager = self.manager(persona)
-        return await asyncio.to_thread(manager.restore, memory_id, user_id=user_id)
+        return await manager.arestore(memory_id, user_id=user_id)
 
     async def profile(self, persona: str, user_id: str | None) -> list[Json]:
         """A user's current profile facts."""
         manager = self.manager(persona)
-        facts = await asyncio.to_thread(manager.profile, user_id)
+        facts = await manager.aprofile(user_id)
         return [payloads.fact_json(fact) for fact in facts.values()]
 
     async def state(self, persona: str, user_id: str | None) -> Json:
         """``debug_state()`` of a persona (with one user's detail when given)."""
         manager = self.manager(persona)
-        return await asyncio.to_thread(manager.debug_state, user_id=user_id)
+        return await manager.adebug_state(user_id=user_id)
 
     async def view(self, persona: str, user_id: str, cold_query: str = "") -> Json:
         """Everything the inspector shows of one user."""

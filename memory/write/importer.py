@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory.errors import InvalidInputError, MemoryEngineError
+from memory.errors import ImportFileError, InvalidInputError, MemoryEngineError
 
 REQUIRED = ("user_input", "response")
 _RECORD_NAMESPACE = uuid.UUID("0b6f4d0e-5f7c-4f55-9f5a-3a1f1c2c8e41")
@@ -49,10 +49,6 @@ class ImportReport:
     def rate(self) -> float:
         """Interactions per second."""
         return self.imported / self.seconds if self.seconds > 0 else 0.0
-
-
-class ImportFileError(InvalidInputError):
-    """Bad records in an import (nothing was written); the message lists their line numbers."""
 
 
 def check_file(path: Path) -> Path:

@@ -18,7 +18,7 @@ from memory.domain import slots, tokens
 from memory.domain.importance import importance
 from memory.domain.types import Interaction, Layer, MemoryEntry, scope_of
 from memory.domain.validation import check_key, check_timestamp, check_user_id, clean_text
-from memory.errors import InputTypeError, InvalidInputError, MemoryEngineError
+from memory.errors import ImportFileError, InputTypeError, InvalidInputError, MemoryEngineError
 from memory.layers.active import ActiveLayer
 from memory.layers.temporary import TemporaryLayer
 from memory.record.db import Database
@@ -26,7 +26,7 @@ from memory.record.entries import EntryTable
 from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
 from memory.summary.summarizer import Gate, render_interaction
-from memory.write.importer import ImportFileError, ImportReport, describe_error, record_fields, record_id
+from memory.write.importer import ImportReport, describe_error, record_fields, record_id
 from memory.write.index_sync import IndexSync
 
 DELIBERATE_INDEX_SECONDS = 0.5

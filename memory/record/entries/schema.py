@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 
 from memory.domain.types import INDEXED_LAYERS, ExportState, IndexState, Layer, MemoryEntry, user_of
-from memory.record.db import Connection, from_epoch
+from memory.record.db import Connection, from_epoch, write_meta
 
 SCHEMA_KEY = "entries_schema"
 SCHEMA_VERSION = "3"
@@ -91,11 +91,7 @@ def install(conn: Connection) -> None:
         conn.execute(
             "UPDATE entries SET indexed = ? WHERE layer = ?", (IndexState.NOT_SEARCHED, Layer.ACTIVE.value)
         )
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (SCHEMA_KEY, SCHEMA_VERSION),
-        )
+        write_meta(conn, SCHEMA_KEY, SCHEMA_VERSION)
 
 
 def entry_of(row: Sequence[object]) -> MemoryEntry:
