@@ -3,6 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed-stamp
+TORCH_CPU := https://download.pytorch.org/whl/cpu
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
@@ -18,8 +19,10 @@ $(STAMP): pyproject.toml
 	@echo "set-up 2/4: upgrading pip"
 	@$(BIN)/pip install --quiet --upgrade pip
 	@echo "set-up 3/4: torch 2.13.0, CPU build (only the huggingface extra needs it)"
-	@$(BIN)/pip install --quiet --retries 1 --timeout 20 \
-		--index-url https://download.pytorch.org/whl/cpu torch==2.13.0 || $(BIN)/pip install --quiet torch==2.13.0
+	@if $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_CPU)/torch/', timeout=5)" 2>/dev/null; \
+	then $(BIN)/pip install --quiet --index-url $(TORCH_CPU) torch==2.13.0; \
+	else echo "  PyTorch's CPU index is unreachable: torch from pip's configured sources"; \
+		$(BIN)/pip install --quiet torch==2.13.0; fi
 	@echo "set-up 4/4: persona-memory and its extras (dev, postgres, langgraph, server, huggingface)"
 	@$(BIN)/pip install --quiet -e '.[dev,postgres,langgraph,server,huggingface]'
 	@touch $(STAMP)
