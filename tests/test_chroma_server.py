@@ -96,6 +96,14 @@ def server_collections(server: ChromaServer) -> set[str]:
         return {c["name"] for c in json.load(response)}
 
 
+def wait_for_backlog(manager: MemoryManager, *, timeout: float = 30.0) -> None:
+    """Wait until the worker has indexed the backlog (a retrieval may find a memory first: it
+    embeds keyword hits still waiting for the index itself)."""
+    deadline = time.monotonic() + timeout
+    while manager.debug_state()["store"]["pending_index"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def wait_for_rag(manager: MemoryManager, query: str, needle: str, *, timeout: float = 15.0) -> str:
     """Retrieve until ``needle`` is in the RAG text (or the time is up); returns the last RAG text."""
     deadline = time.monotonic() + timeout
@@ -322,6 +330,7 @@ def test_server_outage_degrades_then_catches_up(
         own_server.start()  # same port, same --path
         rag = wait_for_rag(manager, REDIS_QUERY, "/opt/redis/")
         assert "/opt/redis/" in rag
+        wait_for_backlog(manager)
         state = manager.debug_state()["store"]
         assert state["breaker"]["state"] == "closed" and state["pending_index"] == 0
         assert "花生" in manager.retrieve("前辈对什么过敏")[1]  # what was indexed before survived
@@ -346,9 +355,7 @@ def test_manager_starts_while_the_server_is_down_and_catches_up(
         own_server.start()
         assert "/opt/redis/" in wait_for_rag(manager, REDIS_QUERY, "/opt/redis/")
         assert "团子" in wait_for_rag(manager, "你的猫叫什么", "团子")
-        deadline = time.monotonic() + 30  # the worker finishes the backlog the start-up repair left
-        while manager.debug_state()["store"]["pending_index"] and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for_backlog(manager)  # the worker finishes the backlog the start-up repair left
         state = manager.debug_state()["store"]
         assert state["breaker"]["state"] == "closed" and state["pending_index"] == 0
         assert (
