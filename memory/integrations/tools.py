@@ -12,7 +12,6 @@ again, at most ``max_recalls`` times; then the model answers and the exchange is
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from typing import Any
@@ -23,6 +22,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.tools import BaseTool, StructuredTool
 
 from memory.domain.persona import Persona
+from memory.domain.types import Interaction
 from memory.errors import InvalidInputError, MemoryEngineError
 from memory.integrations.chat import ChatMemory
 from memory.integrations.runnables import configured_user, message_text, query_and_user
@@ -105,8 +105,16 @@ def no_user_error() -> InvalidInputError:
 
 def recall_text(memory: ChatMemory, query: str, user_id: str | None, locale: str) -> str:
     """The recalled profile facts and memories of ``query`` as lines ``[id] text``."""
+    return _recall_lines(memory.retrieve_memories(query, user_id=user_id), locale)
+
+
+async def arecall_text(memory: ChatMemory, query: str, user_id: str | None, locale: str) -> str:
+    """Async :func:`recall_text`."""
+    return _recall_lines(await memory.aretrieve_memories(query, user_id=user_id), locale)
+
+
+def _recall_lines(result: Any, locale: str) -> str:
     words = REPLIES[locale]
-    result = memory.retrieve_memories(query, user_id=user_id)
     facts = "；".join(f"{fact.key}: {fact.value}" for fact in result.profile)
     lines = [f"{words['profile']} {facts}"] if facts else []
     if result.memories:
@@ -160,6 +168,12 @@ def recall_request(reply: AIMessage) -> tuple[str, str | None] | None:
     return (found.group(1).strip(), None) if found else None
 
 
+def _asked(reply: BaseMessage) -> tuple[AIMessage, str, str | None] | None:
+    """The reply, the query and the tool call id when the reply asks to recall."""
+    request = recall_request(reply) if isinstance(reply, AIMessage) else None
+    return None if request is None or not isinstance(reply, AIMessage) else (reply, *request)
+
+
 class _Loop:
     def __init__(
         self,
@@ -182,38 +196,61 @@ class _Loop:
             name=persona.name, description=persona.description, how=how
         )
 
-    def _start(self, payload: Any, config: RunnableConfig) -> tuple[str, str | None, list[BaseMessage]]:
+    def _query(self, payload: Any, config: RunnableConfig) -> tuple[str, str | None]:
         query, user = query_and_user(payload, config)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("input", "must be a non-empty str")
-        window = self.memory.window_interactions(user)
+        return query, user
+
+    def _messages(self, query: str, window: list[Interaction]) -> list[BaseMessage]:
         history: list[BaseMessage] = []
         for turn in window:
             history += [HumanMessage(turn.user_input), AIMessage(turn.response)]
-        return query, user, [SystemMessage(self.system), *history, HumanMessage(query)]
+        return [SystemMessage(self.system), *history, HumanMessage(query)]
 
     def _next(self, reply: BaseMessage, messages: list[BaseMessage], rounds: int, user: str | None) -> bool:
         """Add the recall the reply asks for; False when the reply is the answer."""
-        request = recall_request(reply) if isinstance(reply, AIMessage) else None
-        if request is None:
-            return False
-        query, call_id = request
-        found = REPLIES[self.locale]["limit"] if rounds >= self.max_recalls else self._recall(query, user)
-        messages.append(reply)
-        if call_id is not None:
-            messages.append(ToolMessage(found, tool_call_id=call_id))
-        else:
-            messages.append(HumanMessage(f"{REPLIES[self.locale]['found']}\n{found}"))
-        return True
+        asked = _asked(reply)
+        if asked is not None:
+            self._add(messages, asked, self._found(rounds, asked[1], user))
+        return asked is not None
 
-    def _recall(self, query: str, user: str | None) -> str:
+    async def _anext(
+        self, reply: BaseMessage, messages: list[BaseMessage], rounds: int, user: str | None
+    ) -> bool:
+        """Async :meth:`_next`."""
+        asked = _asked(reply)
+        if asked is not None:
+            self._add(messages, asked, await self._afound(rounds, asked[1], user))
+        return asked is not None
+
+    def _found(self, rounds: int, query: str, user: str | None) -> str:
+        if rounds >= self.max_recalls:
+            return REPLIES[self.locale]["limit"]
         try:
             return recall_text(self.memory, query, user, self.locale)
         except MemoryEngineError as exc:
             return str(exc)
 
+    async def _afound(self, rounds: int, query: str, user: str | None) -> str:
+        if rounds >= self.max_recalls:
+            return REPLIES[self.locale]["limit"]
+        try:
+            return await arecall_text(self.memory, query, user, self.locale)
+        except MemoryEngineError as exc:
+            return str(exc)
+
+    def _add(self, messages: list[BaseMessage], asked: tuple[AIMessage, str, str | None], found: str) -> None:
+        reply, _, call_id = asked
+        messages.append(reply)
+        if call_id is not None:
+            messages.append(ToolMessage(found, tool_call_id=call_id))
+        else:
+            messages.append(HumanMessage(f"{REPLIES[self.locale]['found']}\n{found}"))
+
     def run(self, payload: Any, config: RunnableConfig) -> BaseMessage:
-        query, user, messages = self._start(payload, config)
+        query, user = self._query(payload, config)
+        messages = self._messages(query, self.memory.window_interactions(user))
         reply = self.thinker.invoke(messages, config)
         for rounds in range(self.max_recalls + 1):
             if not self._next(reply, messages, rounds, user):
@@ -227,10 +264,11 @@ class _Loop:
         return reply
 
     async def arun(self, payload: Any, config: RunnableConfig) -> BaseMessage:
-        query, user, messages = await asyncio.to_thread(self._start, payload, config)
+        query, user = self._query(payload, config)
+        messages = self._messages(query, await self.memory.awindow_interactions(user))
         reply = await self.thinker.ainvoke(messages, config)
         for rounds in range(self.max_recalls + 1):
-            if not await asyncio.to_thread(self._next, reply, messages, rounds, user):
+            if not await self._anext(reply, messages, rounds, user):
                 break
             model = self.thinker if rounds < self.max_recalls else self.model
             reply = await model.ainvoke(messages, config)
