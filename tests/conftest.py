@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -166,6 +167,14 @@ def fill(manager: MemoryManager, texts: list[str], *, user_id: str | None = None
         manager.record_interaction_sync(user_input=t, response="嗯嗯，记住啦～", user_id=user_id)
         for t in texts
     ]
+
+
+def wait_for_backlog(manager: MemoryManager, *, timeout: float = 30.0) -> None:
+    """Wait until the worker has indexed the backlog (after an outage a retrieval may find a
+    memory first: it embeds keyword hits still waiting for the index itself)."""
+    deadline = time.monotonic() + timeout
+    while manager.debug_state()["store"]["pending_index"] and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def sql(manager: MemoryManager, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:

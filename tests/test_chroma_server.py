@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 from chroma_server import ChromaServer
-from conftest import budget, check_user_isolation, fill, write_persona
+from conftest import budget, check_user_isolation, fill, wait_for_backlog, write_persona
 from langchain_core.embeddings import Embeddings
 
 from memory import Layer, MemoryConfig, MemoryManager, StoreMode
@@ -94,14 +94,6 @@ def server_collections(server: ChromaServer) -> set[str]:
     url = f"{server.url}/api/v2/tenants/default_tenant/databases/default_database/collections?limit=1000"
     with urllib.request.urlopen(url, timeout=5) as response:
         return {c["name"] for c in json.load(response)}
-
-
-def wait_for_backlog(manager: MemoryManager, *, timeout: float = 30.0) -> None:
-    """Wait until the worker has indexed the backlog (a retrieval may find a memory first: it
-    embeds keyword hits still waiting for the index itself)."""
-    deadline = time.monotonic() + timeout
-    while manager.debug_state()["store"]["pending_index"] and time.monotonic() < deadline:
-        time.sleep(0.1)
 
 
 def wait_for_rag(manager: MemoryManager, query: str, needle: str, *, timeout: float = 15.0) -> str:

@@ -9,7 +9,7 @@ import time
 
 import chromadb.api.models.Collection as chroma_collection
 import pytest
-from conftest import fill, sql, sql_count
+from conftest import fill, sql, sql_count, wait_for_backlog
 
 from memory import MemoryManager
 
@@ -82,6 +82,7 @@ def test_writes_during_outage_stay_committed_and_reach_the_index_later(make_mana
         time.sleep(0.2)
         _, rag = manager.retrieve("redis 集群的配置在哪里")
     assert "/opt/redis/" in rag
+    wait_for_backlog(manager)
     state = manager.debug_state()
     assert state["store"]["breaker"]["state"] == "closed"
     assert state["store"]["pending_index"] == 0
@@ -188,6 +189,7 @@ def test_a_hung_index_call_never_blocks_the_caller_and_its_client_is_reopened(
         _, rag = manager.retrieve("where is the spare key", user_id=None)
     release.set()  # the written-off threads may finish now; nothing waits for them
     assert "spare key" in rag and len(acknowledged) == 3
+    wait_for_backlog(manager)
     store = manager.debug_state()["store"]
     assert store["pending_index"] == 0
     assert store["breaker"]["state"] == "closed" and store["client_reopens"] >= 1
