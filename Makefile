@@ -54,6 +54,7 @@ test: setup postgres-binaries browser
 	PERSONA_MEMORY_TEST_RECORD=postgres $(BIN)/python -m pytest -q -rs
 
 lint: setup
+	$(BIN)/ruff format --check memory tests bench
 	$(BIN)/ruff check memory tests bench
 	$(BIN)/mypy memory bench
 

@@ -169,9 +169,7 @@ def _mem0_rows(table: Table, mem0: dict[str, Any]) -> None:
         table.add_row("mem0", f"{mem0.get('status')}: {reason}", "", "[yellow]not measured[/]")
         return
     n = f"{mem0['memories']:,}"
-    table.add_row(
-        f"mem0 {mem0['version']} add(infer=False) p50/p95 ms, to N={n}", _ms(mem0["add"]), "", ""
-    )
+    table.add_row(f"mem0 {mem0['version']} add(infer=False) p50/p95 ms, to N={n}", _ms(mem0["add"]), "", "")
     table.add_row(f"mem0 {mem0['version']} search p50/p95 ms, N={n}, top_k=7", _ms(mem0["search"]), "", "")
 
 

@@ -69,16 +69,41 @@ def postgres_server(folder: Path | None = None, port: int | None = None) -> Iter
     data, socket_dir = folder / "data", folder
     if not (data / "PG_VERSION").exists():
         _run(
-            [str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-             "-E", "UTF8", "--locale", "C.UTF-8", "--no-sync"]
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(data),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--locale",
+                "C.UTF-8",
+                "--no-sync",
+            ]
         )
     port = port or _free_port()
     options = (
         f"-p {port} -k {socket_dir} -c listen_addresses=127.0.0.1 -c fsync=on "
         "-c max_connections=60 -c shared_buffers=32MB"
     )
-    _run([str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(folder / "server.log"),
-          "-w", "-t", "60", "start"])
+    _run(
+        [
+            str(bin_dir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-o",
+            options,
+            "-l",
+            str(folder / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        ]
+    )
     pid = int((data / "postmaster.pid").read_text().split()[0])
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"

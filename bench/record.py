@@ -91,15 +91,25 @@ def render(results: dict[str, Any], users: int, per_user: int) -> Table:
     for column in ("metric", "sqlite", "postgres", "postgres / sqlite", "target"):
         table.add_column(column)
     lite, pg = results["sqlite"], results["postgres"]
-    table.add_row("bulk load end to end, interactions/s", f"{lite['load']:,.0f}", f"{pg['load']:,.0f}",
-                  f"{lite['load'] / pg['load']:.2f}x slower", "")
+    table.add_row(
+        "bulk load end to end, interactions/s",
+        f"{lite['load']:,.0f}",
+        f"{pg['load']:,.0f}",
+        f"{lite['load'] / pg['load']:.2f}x slower",
+        "",
+    )
     for name in ("record", "retrieve"):
         a, b = lite[name], pg[name]
         ratio = b["p50"] / a["p50"]
         verdict = "[green]met[/]" if ratio <= TARGET else "[red]MISSED[/]"
         target = f"<= {TARGET:g}x: {verdict}" if name == "retrieve" else ""
-        table.add_row(f"{name} p50 / p95 ms", f"{a['p50']:.2f} / {a['p95']:.2f}",
-                      f"{b['p50']:.2f} / {b['p95']:.2f}", f"{ratio:.2f}x", target)
+        table.add_row(
+            f"{name} p50 / p95 ms",
+            f"{a['p50']:.2f} / {a['p95']:.2f}",
+            f"{b['p50']:.2f} / {b['p95']:.2f}",
+            f"{ratio:.2f}x",
+            target,
+        )
     return table
 
 

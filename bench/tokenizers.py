@@ -70,12 +70,22 @@ def main(argv: list[str]) -> int:
     """Entry point of ``python -m bench tokenizers``."""
     personas_dir = Path(argv[0]) if argv else REPO_PERSONAS
     table = Table(title="keyword tokenizers on the Chinese sample dialogue (karin)")
-    for column in ("tokenizer", "questions", "found by keywords alone (top 3)", "found by hybrid",
-                   "keyword query ms"):
+    for column in (
+        "tokenizer",
+        "questions",
+        "found by keywords alone (top 3)",
+        "found by hybrid",
+        "keyword query ms",
+    ):
         table.add_column(column)
     for tokenizer in (tokens.JIEBA, tokens.TRIGRAM):
         row = measure(tokenizer, personas_dir)
-        table.add_row(tokenizer, str(int(row["questions"])), str(int(row["keyword_only_top3"])),
-                      str(int(row["hybrid"])), f"{row['keyword_query_ms']:.2f}")
+        table.add_row(
+            tokenizer,
+            str(int(row["questions"])),
+            str(int(row["keyword_only_top3"])),
+            str(int(row["hybrid"])),
+            f"{row['keyword_query_ms']:.2f}",
+        )
     Console(width=120).print(table)
     return 0

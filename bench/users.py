@@ -170,27 +170,33 @@ def render(results: dict[str, Any]) -> Table:
     load, live, ret, flat = results["load"], results["live"], results["retrieve"], results["flat"]
     table.add_row(
         "bulk load end to end (import + index), interactions/s",
-        f"{load['rate']:,.0f} ({load['seconds']:.0f} s)", ">= 300", verdict["rate"],
+        f"{load['rate']:,.0f} ({load['seconds']:.0f} s)",
+        ">= 300",
+        verdict["rate"],
     )
     table.add_row(
         f"live record_interaction_sync x {LIVE_RECORDS:,} + index, interactions/s (call p50/p95 ms)",
-        f"{live['rate']:,.0f} ({live['p50']:.1f} / {live['p95']:.1f})", ">= 300", verdict["live"],
+        f"{live['rate']:,.0f} ({live['p50']:.1f} / {live['p95']:.1f})",
+        ">= 300",
+        verdict["live"],
     )
     table.add_row("retrieve p50 / p95 ms, random users", f"{ret['p50']:.2f} / {ret['p95']:.2f}", "", "")
     table.add_row(
         f"flat similarity_search p50 / p95 ms, {flat['count']:,} memories, one collection",
-        f"{flat['p50']:.2f} / {flat['p95']:.2f}", "", "",
+        f"{flat['p50']:.2f} / {flat['p95']:.2f}",
+        "",
+        "",
     )
-    table.add_row(
-        "retrieve p50 / flat p50", f"{ret['p50'] / flat['p50']:.2f}x", "<= 2x", verdict["flat"]
-    )
+    table.add_row("retrieve p50 / flat p50", f"{ret['p50'] / flat['p50']:.2f}x", "<= 2x", verdict["flat"])
     table.add_row("open file descriptors", str(results["fds"]), "< 200", verdict["fds"])
     table.add_row("resident memory MB", f"{results['rss_mb']:,.0f}", "< 1,536", verdict["rss"])
     table.add_row("Chroma collections", str(results["collections"]), "", "")
     table.add_row("disk MB (SQLite + Chroma + archive)", f"{results['disk_mb']:,.0f}", "", "")
     table.add_row(
         "fresh manager: open s / first retrieval s",
-        f"{results['open_s']:.2f} / {results['first_retrieval_s']:.3f}", "first < 2 s", verdict["first"],
+        f"{results['open_s']:.2f} / {results['first_retrieval_s']:.3f}",
+        "first < 2 s",
+        verdict["first"],
     )
     return table
 

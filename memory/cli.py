@@ -81,10 +81,12 @@ def _import(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from memory.manager import MemoryManager
 
+    to_stdout = args.file == "-"
     with MemoryManager(args.persona, _config(args)) as manager:
-        count = manager.export_memories(args.file, user_id=args.user)
+        count = manager.export_memories(sys.stdout if to_stdout else args.file, user_id=args.user)
     whose = f"user {args.user!r}" if args.user else "every user"
-    print(f"exported {count} memories of {whose} of {args.persona} to {args.file}")
+    where = "standard output" if to_stdout else args.file
+    print(f"exported {count} memories of {whose} of {args.persona} to {where}", file=sys.stderr)
     return 0
 
 
@@ -238,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--allow-erased", action="store_true", help="also restore users erased here")
     imp.set_defaults(run=_import)
     exp = sub.add_parser("export", help="write every memory (of every layer and tier) to a JSONL file")
-    exp.add_argument("file", help="the JSONL file to write (restore it with `import`)")
+    exp.add_argument("file", help="the JSONL file to write (restore it with `import`); - for stdout")
     exp.add_argument("--persona", required=True)
     exp.add_argument("--user", help="only this user (default: every user and the shared memory)")
     exp.set_defaults(run=_export)

@@ -238,4 +238,3 @@ def _check_environment_names() -> None:
         if not known:
             layout = "PERSONA_MEMORY__SECTION__FIELD, see config/default.toml"
             raise ConfigError(variable, f"no such setting (the variables are {layout})")
-

@@ -17,10 +17,16 @@ from rich.panel import Panel
 from rich.table import Table
 
 from memory.config import MemoryConfig
+from memory.domain.persona import load_persona
 from memory.domain.types import RetrievedMemory
+from memory.errors import InvalidInputError
 from memory.manager import MemoryManager
 
 SAMPLE = "karin_dialogue.json"
+MARKER = ".persona-memory-demo"
+"""The file that marks a folder the demo made (and may empty again at its next run)."""
+MADE = ("memory_store", "archive", MARKER)
+"""What the demo writes in its folder: all it ever deletes there."""
 
 
 @dataclass
@@ -56,9 +62,10 @@ def run_demo(persona: str, *, personas_dir: str, data_dir: str) -> int:
     console = Console()
     started = time.perf_counter()
     folder = Path(data_dir)
-    shutil.rmtree(folder, ignore_errors=True)
     config = MemoryConfig.from_env()
     config.personas_dir = personas_dir
+    load_persona(Path(personas_dir), persona)  # a wrong name fails before the folder is touched
+    prepare_folder(folder)
     config.data_dir = str(folder / "memory_store")
     config.archive_dir = str(folder / "archive")
     clock = ReplayClock()
@@ -69,9 +76,35 @@ def run_demo(persona: str, *, personas_dir: str, data_dir: str) -> int:
         manager.close()
     console.print(
         f"\n[bold green]demo finished in {time.perf_counter() - started:.1f}s[/] "
-        f"(data in {folder}/, fresh each run)"
+        f"(data in {folder}/, emptied by the next demo run)"
     )
     return 0
+
+
+def prepare_folder(folder: Path) -> None:
+    """Make ``folder`` the demo's: create and mark it, or empty what an earlier demo wrote there.
+
+    Raises:
+        InvalidInputError: ``--data-dir``: the folder holds files and no demo made it (the demo
+            never deletes what it did not create).
+    """
+    marker = folder / MARKER
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InvalidInputError("--data-dir", f"{folder} is not a folder the demo can use")
+    if folder.exists() and not marker.is_file() and any(folder.iterdir()):
+        raise InvalidInputError(
+            "--data-dir",
+            f"{folder} is not empty and no demo made it: the demo starts fresh each run and "
+            "deletes its own data; name a new or empty folder",
+        )
+    for name in MADE[:-1]:
+        made = folder / name
+        if made.is_symlink() or made.is_file():
+            made.unlink()
+        elif made.exists():
+            shutil.rmtree(made)
+    folder.mkdir(parents=True, exist_ok=True)
+    marker.write_text("made by `persona-memory demo`: it empties memory_store/ and archive/ here\n")
 
 
 async def _walkthrough(console: Console, manager: MemoryManager, clock: ReplayClock) -> None:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from memory.domain import tokens
 from memory.domain.types import SHARED_SCOPE, Layer, scope_of, user_of
+from memory.domain.validation import check_user_id
 from memory.engine import Engine
 from memory.errors import ImportFileError, InvalidInputError, MemoryEngineError
 from memory.record.db import CLOCK_COLUMNS
@@ -55,12 +56,14 @@ def _rows(engine: Engine, scopes: list[str]) -> Iterator[dict[str, Any]]:
         yield {"type": "clock", **row}
 
 
-def export(engine: Engine, path: Path, *, user_id: str | None, every_user: bool) -> int:
-    """Write the memory of one user (``every_user`` false) or of all to ``path`` (temp file,
-    fsync, rename: never half a file). Returns how many memories were written.
+def export(engine: Engine, path: Path | TextIO, *, user_id: str | None, every_user: bool) -> int:
+    """Write the memory of one user (``every_user`` false) or of all to ``path``: a file (temp
+    file beside it, fsync, rename: never half a file; a symlink is written through to its
+    target) or an open text stream. Returns how many memories were written.
 
     Raises:
-        InvalidInputError: ``path`` cannot be written (a missing folder, no permission, a full disk).
+        InvalidInputError: ``path`` cannot be written (a missing folder, no permission, a full
+            disk), or names something other than a regular file (a folder, a device, a pipe).
     """
     with engine.db.transaction(durable=False):  # one snapshot: an erase cannot land halfway
         scopes = _scopes(engine) if every_user else [scope_of(user_id)]
@@ -73,21 +76,32 @@ def export(engine: Engine, path: Path, *, user_id: str | None, every_user: bool)
         "exported_at": datetime.now(UTC).isoformat(),
         "users": [user_of(s) for s in scopes],
     }
-    memories = 0
-    temp = path.with_name(f"{path.name}.partial")
+    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in [header, *rows])
+    if not isinstance(path, Path):
+        path.writelines(lines)
+        path.flush()
+    else:
+        _write_file(path, lines)
+    return sum(row["type"] == "memory" for row in rows)
+
+
+def _write_file(path: Path, lines: Iterable[str]) -> None:
+    """Replace the regular file ``path`` (or its symlink's target) whole, or leave it as it was."""
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        raise InvalidInputError("path", f"{path} is not a regular file; export writes only to files")
+    temp = target.with_name(f"{target.name}.partial")
     try:
-        with temp.open("w", encoding="utf-8") as handle:
-            handle.write(json.dumps(header, ensure_ascii=False) + "\n")
-            for row in rows:
-                memories += row["type"] == "memory"
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        with temp.open("x", encoding="utf-8") as handle:
+            handle.writelines(lines)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temp, path)
+        os.replace(temp, target)
+    except FileExistsError:
+        raise InvalidInputError("path", f"{temp} exists: another export is writing there") from None
     except OSError as exc:
         temp.unlink(missing_ok=True)
         raise InvalidInputError("path", f"cannot write {path}: {exc.strerror or exc}") from None
-    return memories
 
 
 def is_export(path: Path) -> bool:
@@ -114,9 +128,25 @@ def _read(path: Path) -> dict[str, list[dict[str, Any]]]:
         kind = row.pop("type", None)
         if kind not in rows or not isinstance(row.get("scope"), str):
             raise ImportFileError("file", f"{path} line {number}: not an export row")
+        _check_scope(path, number, row["scope"])
         row.pop("tier", None)
         rows[kind].append(row)
     return rows
+
+
+def _check_scope(path: Path, number: int, scope: str) -> None:
+    """A row's user passes the same rules as at every other entrance, spelled as they would
+    leave it (an id edited to look like another user's, or like an erased one, is refused)."""
+    user = user_of(scope)
+    try:
+        same = check_user_id(user) == user
+    except MemoryEngineError as exc:
+        raise ImportFileError("file", f"{path} line {number}: user id {user!r}: {exc}") from None
+    if not same:
+        raise ImportFileError(
+            "file", f"{path} line {number}: user id {user!r} is not in its normal form "
+            f"({check_user_id(user)!r}): the file was edited; nothing was imported",
+        )  # fmt: skip
 
 
 def _names(scopes: set[str]) -> str:

@@ -9,7 +9,7 @@ import functools
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from memory import transfer
 from memory.domain.twins import async_twin
@@ -127,18 +127,21 @@ class MemoryUpkeep:
 
     arestore = async_twin(restore)
 
-    def export_memories(self: OpenManager, path: str | Path, *, user_id: str | None = None) -> int:
+    def export_memories(self: OpenManager, path: str | Path | TextIO, *, user_id: str | None = None) -> int:
         """Write one user's memory (or, with ``user_id=None``, every user's and the persona's
-        shared memory) to a JSON Lines file: every memory of every layer and tier with its
+        shared memory) to a JSON Lines file (a symlink is written through to its target) or an
+        open text stream: every memory of every layer and tier with its
         significance, tick, timestamps, pinned flag and key, the interactions, profile facts and
         decay clocks (see :mod:`memory.transfer`). Returns how many memories.
 
         Raises:
-            InvalidInputError: ``path`` cannot be written (nothing is left half-written).
+            InvalidInputError: ``path`` cannot be written, or is not a regular file (nothing is
+                left half-written).
         """
         engine = self._check_open()
         user = check_user_id(user_id)
-        return transfer.export(engine, Path(path), user_id=user, every_user=user is None)
+        target = Path(path) if isinstance(path, str | Path) else path
+        return transfer.export(engine, target, user_id=user, every_user=user is None)
 
     aexport_memories = async_twin(export_memories)
 
@@ -167,4 +170,3 @@ class MemoryUpkeep:
         return self._check_open().sync.rebuild()
 
     areindex = async_twin(reindex)
-

@@ -138,9 +138,7 @@ def test_a_plain_config_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -
         ("[store]\nhnsw_ef_search = 1000000000000\n", "store.hnsw_ef_search"),
     ],
 )
-def test_types_are_strict_where_a_file_can_be_quietly_wrong(
-    tmp_path: Path, toml: str, field: str
-) -> None:
+def test_types_are_strict_where_a_file_can_be_quietly_wrong(tmp_path: Path, toml: str, field: str) -> None:
     path = tmp_path / "c.toml"
     path.write_text(toml, encoding="utf-8")
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):

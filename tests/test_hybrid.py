@@ -158,7 +158,6 @@ def test_another_users_words_never_change_a_users_keyword_query(make_manager, co
     assert all("Bob" not in text for text in _keyword_ranks(manager, "咖啡 latte", "alice"))
 
 
-
 def test_a_keyword_search_scores_a_bounded_number_of_memories(make_manager, config, monkeypatch) -> None:
     """bm25 costs per matching memory, so a match scores at most ``MAX_SCORED`` of them: the
     query's rarest words within that budget, and only the newest matches of a word past it

@@ -67,8 +67,18 @@ def test_four_workers_one_killed_lose_nothing_and_summarise_nothing_twice(
     try:
         workers = [
             Worker(
-                [sys.executable, str(WORKER), str(personas), str(tmp_path / f"worker{n}"), str(archive),
-                 str(server.port), postgres_dsn, str(n), str(USERS), str(SECONDS)],
+                [
+                    sys.executable,
+                    str(WORKER),
+                    str(personas),
+                    str(tmp_path / f"worker{n}"),
+                    str(archive),
+                    str(server.port),
+                    postgres_dsn,
+                    str(n),
+                    str(USERS),
+                    str(SECONDS),
+                ],
                 tmp_path / f"worker{n}.log",
             )
             for n in range(WORKERS)
@@ -110,8 +120,10 @@ def test_four_workers_one_killed_lose_nothing_and_summarise_nothing_twice(
                 line for (content,) in summaries for line in str(content).splitlines() if "号窗口" in line
             )
             assert lines, "no summary was written"
-            print(f"acknowledged {len(acked)} ({len(workers[0].acked)} by the killed worker), "
-                  f"recorded {len(recorded)}, summary lines {sum(lines.values())}")
+            print(
+                f"acknowledged {len(acked)} ({len(workers[0].acked)} by the killed worker), "
+                f"recorded {len(recorded)}, summary lines {sum(lines.values())}"
+            )
             assert [line for line, n in lines.items() if n > 1] == [], "a line was summarised twice"
 
             engine = manager._engine  # the index against the record, collection by collection

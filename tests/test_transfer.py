@@ -133,7 +133,7 @@ def test_cli_export_and_import(make_manager, config, tmp_path, capsys, monkeypat
     base = ["--personas-dir", config.personas_dir, "--data-dir", data]
     out = tmp_path / "out.jsonl"
     assert main([*base, "export", "--persona", "karin", "--user", "u1", str(out)]) == 0
-    assert "exported 1 memories" in capsys.readouterr().out
+    assert "exported 1 memories" in capsys.readouterr().err
     assert main([*base, "forget-user", "u1", "--persona", "karin", "--yes"]) == 0
     assert main([*base, "import", "--persona", "karin", str(out)]) != 0
     assert "erased here" in capsys.readouterr().err
@@ -160,4 +160,3 @@ def test_an_export_racing_an_erase_holds_the_user_whole_or_not_at_all(make_manag
         interactions = sum(row["type"] == "interaction" and row["scope"] == user for row in rows)
         assert kinds == set() or {"interaction", "memory", "profile"} <= kinds, kinds
         assert interactions in (0, count)
-

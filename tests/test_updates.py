@@ -38,8 +38,13 @@ def _current_and_history(manager: MemoryManager, question: str, new: str, old: s
             "chemistry",
             "nurse",
         ),
-        ("我开一辆白色的比亚迪汉", "I sold my old car and bought a Tesla Model 3", "我开什么车？", "Tesla",
-         "比亚迪"),
+        (
+            "我开一辆白色的比亚迪汉",
+            "I sold my old car and bought a Tesla Model 3",
+            "我开什么车？",
+            "Tesla",
+            "比亚迪",
+        ),
     ],
 )
 def test_a_plain_update_replaces_the_old_value(

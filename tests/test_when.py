@@ -46,8 +46,14 @@ def test_a_time_in_a_question_is_a_window(question: str, window: Window) -> None
 
 @pytest.mark.parametrize(
     "text",
-    ["May I ask you something?", "我最喜欢五月天的歌", "我对什么过敏？", "What's my favourite food?",
-     "5月3日是我生日", "今天天气怎么样"],
+    [
+        "May I ask you something?",
+        "我最喜欢五月天的歌",
+        "我对什么过敏？",
+        "What's my favourite food?",
+        "5月3日是我生日",
+        "今天天气怎么样",
+    ],
 )
 def test_no_time_named_no_window(text: str) -> None:
     assert window_of(text, NOW) is None

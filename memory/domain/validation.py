@@ -43,17 +43,44 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Unicode categories a user id may not hold: control, format (zero-width spaces, direction
 marks), surrogate, private-use and unassigned characters, line and paragraph separators: an id
 holding one would display as another user's."""
+_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt): characters a
+renderer shows as nothing, whatever their category (variation selectors, fillers, joiners)."""
+_BLANK = frozenset({"\u2800"})
+"""Assigned, non-ignorable characters that still render as empty space (the blank braille cell)."""
+
+
+def _invisible(char: str) -> bool:
+    """Whether ``char`` would not show in a rendered user id (a space other than U+0020 counts:
+    it reads as a plain space)."""
+    point = ord(char)
+    category = unicodedata.category(char)
+    return (
+        category in _INVISIBLE
+        or (category == "Zs" and char != " ")
+        or char in _BLANK
+        or any(low <= point <= high for low, high in _IGNORABLE)
+    )
 
 
 def check_user_id(value: object) -> str | None:
     """``None`` or a non-empty str of at most :data:`MAX_USER_ID_CHARS` visible characters,
-    stripped and NFC-normalised (the composed and decomposed spellings of one name are one user)."""
+    stripped and NFC-normalised (the composed and decomposed spellings of one name are one user).
+
+    Visible: no control, format, private-use, unassigned or default-ignorable character, no
+    space but U+0020, no blank-rendering character; so no two accepted ids that differ only in
+    what a screen does not show."""
     if value is None:
         return None
     if not isinstance(value, str):
         raise InputTypeError("user_id", "a str or None", value)
     user_id = unicodedata.normalize("NFC", value.strip()) if not _SURROGATE.search(value) else ""
-    if not user_id or any(unicodedata.category(c) in _INVISIBLE for c in user_id):
+    if not user_id or any(_invisible(c) for c in user_id):
         raise InvalidInputError("user_id", "must be a non-empty string of visible characters, or None")
     if len(user_id) > MAX_USER_ID_CHARS:
         raise InvalidInputError("user_id", f"is {len(user_id)} characters; the limit is {MAX_USER_ID_CHARS}")

@@ -173,10 +173,23 @@ class RagLayer:
             if not batch:
                 return total
             self._index_batch(batch)
-            self.table.set_index_state(self.layer, [e.id for e in batch], IndexState.INDEXED)
+            ids = [e.id for e in batch]
+            self.table.set_index_state(self.layer, ids, IndexState.INDEXED)
+            self._drop_erased(batch)
             total += len(batch)
             if once:
                 return total
+
+    def _drop_erased(self, batch: list[MemoryEntry]) -> None:
+        """Remove the vectors just written for entries erased meanwhile (an erase does not wait
+        for the indexer: whichever of the two deletes last, no vector of it stays)."""
+        kept = {e.id for e in self.table.by_ids(None, [e.id for e in batch])}
+        by_scope: dict[str, list[str]] = {}
+        for entry in batch:
+            if entry.id not in kept:
+                by_scope.setdefault(scope_of(entry.user_id), []).append(entry.id)
+        for scope, ids in by_scope.items():
+            self.stores.for_scope(scope).delete(ids)
 
     def _index_batch(self, batch: list[MemoryEntry]) -> None:
         """One embedding call for the batch, then one upsert per collection it touches (a batch

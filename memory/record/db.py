@@ -26,7 +26,6 @@ CLOCK_COLUMNS = ("scope", "tick")
 """The columns of a scope's decay clock in an export."""
 
 
-
 class Cursor(Protocol):
     """The result of one statement (sqlite3's and psycopg's cursors both fit)."""
 
@@ -62,7 +61,6 @@ Installer = Callable[[Connection], object]
 def from_epoch(seconds: float) -> datetime:
     """An aware UTC datetime from epoch seconds."""
     return datetime.fromtimestamp(seconds, UTC)
-
 
 
 def write_meta(conn: Connection, key: str, value: str, *, keep: bool = False) -> None:

@@ -116,9 +116,8 @@ def search(
     if not words or scope is None:
         return []
     tag = scope_tag(scope)
-    stats = {str(t): (int(d), int(n)) for t, d, n in query(  # type: ignore[call-overload]
-        f"SELECT term, doc, length FROM {VOCAB_TABLE} WHERE term = ANY(?)", ([*words, tag],)
-    )}
+    rows = query(f"SELECT term, doc, length FROM {VOCAB_TABLE} WHERE term = ANY(?)", ([*words, tag],))
+    stats = {str(t): (int(d), int(n)) for t, d, n in rows}  # type: ignore[call-overload]
     size, length = stats.get(tag, (0, 0))
     if size == 0:
         return []

@@ -85,4 +85,3 @@ class Tombstones:
         marks = ",".join("?" * len(by_digest))
         found = self.db.query(f"SELECT digest FROM tombstones WHERE digest IN ({marks})", tuple(by_digest))
         return {by_digest[str(row[0])] for row in found}
-

@@ -59,6 +59,9 @@ class IndexSync:
         self.export_lock = export_lock
         self._outages_repaired = 0
         self._lock = threading.Lock()
+        """Held while one batch is embedded and upserted (a retrieval's catch-up waits only that)."""
+        self._archive_lock = threading.Lock()
+        """Held while the archive file is appended to or rewritten (an erase waits only that)."""
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
@@ -123,8 +126,9 @@ class IndexSync:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def erase_archived(self, drop: Callable[[ArchivedMemory], bool]) -> int:
-        """Remove records from the archive file (no export runs meanwhile, in any process)."""
-        with self._lock, self._exclusive_export():
+        """Remove records from the archive file (no export runs meanwhile, in any process); never
+        waits for the indexing backlog."""
+        with self._archive_lock, self._exclusive_export():
             return self.archive.remove(drop)
 
     def has_pending(self) -> bool:
@@ -167,29 +171,35 @@ class IndexSync:
     def run(self, *, worker: bool = False) -> bool:
         """Export archived entries, then index pending ones. Returns False if the store failed.
 
+        The indexing lock is held one batch at a time, so an erase or a retrieval's catch-up
+        never waits behind the whole backlog.
+
         Args:
             worker: the background worker's run, which ends early when the worker is stopped.
         """
+        exported = True
+        try:
+            with self._archive_lock, self._exclusive_export():
+                self.export_archived(recovering=True)
+                self.export_archived()
+        except OSError as exc:  # a read-only or full folder: the rows wait in SQLite
+            self._failed("archive export", exc)
+            exported = False
+        try:
+            stopped = self._stopping.is_set if worker else lambda: False
+            for layer in self.layers.values():
+                while not stopped() and self._one_batch(layer, WORK_BATCH):
+                    pass
+        except StoreUnavailableError as exc:
+            logger.debug("indexing deferred: %s", exc)
+            return False
+        if exported:
+            self.last_error = None
+        return True
+
+    def _one_batch(self, layer: RagLayer, size: int) -> int:
         with self._lock:
-            exported = True
-            try:
-                with self._exclusive_export():
-                    self.export_archived(recovering=True)
-                    self.export_archived()
-            except OSError as exc:  # a read-only or full folder: the rows wait in SQLite
-                self._failed("archive export", exc)
-                exported = False
-            try:
-                stopped = self._stopping.is_set if worker else lambda: False
-                for layer in self.layers.values():  # in steps, so that close() need not wait it out
-                    while not stopped() and layer.index_pending(WORK_BATCH, once=True):
-                        pass
-            except StoreUnavailableError as exc:
-                logger.debug("indexing deferred: %s", exc)
-                return False
-            if exported:
-                self.last_error = None
-            return True
+            return layer.index_pending(size, once=True)
 
     def _failed(self, what: str, error: Exception) -> None:
         """Remember the failure for ``debug_state()['health']``; warn once per kind of failure."""
@@ -256,7 +266,7 @@ class IndexSync:
         """
         deadline = time.monotonic() + budget_seconds
         with self._lock:
-            with self._exclusive_export():
+            with self._archive_lock, self._exclusive_export():
                 self.export_archived(recovering=True)
                 self.export_archived()
             report: dict[str, tuple[int, int]] = {}

@@ -143,7 +143,9 @@ class Recorder:
         """Store an explicit fact: a profile fact when it has a key, else a memory (pinned: never
         decays). The same text told again refreshes the memory told before (same id). Every
         argument is validated before anything is written; returns the memory's id."""
-        value = clean_text("text", text, self.config.max_text_chars)
+        # spacing is not content: the same fact told with other spaces is the same memory
+        lines = clean_text("text", text, self.config.max_text_chars).splitlines()
+        value = "\n".join(" ".join(line.split()) for line in lines if line.strip())
         user = check_user_id(user_id)
         fact_key = check_key(key)
         if not isinstance(pinned, bool):
