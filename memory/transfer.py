@@ -9,8 +9,9 @@ superseded ones included) and ``clock`` (each user's decay tick). Times are epoc
 a round trip is exact. The persona's own (static) memories live in its files, not in exports.
 
 Importing an export into a folder that holds none of its users gives the same ``retrieve()``
-results as the original: same rows, same ticks; the vectors and the archive file are rebuilt
-from them (a search over a large user's graph is approximate, as it was before).
+results as the original once the vectors are rebuilt and enriched (``flush(enrich=True)``): same
+rows, same ticks; the vectors and the archive file are rebuilt from them (a search over a large
+user's graph is approximate, as it was before).
 """
 
 from __future__ import annotations

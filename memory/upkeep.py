@@ -25,19 +25,26 @@ class OpenManager(Protocol):
 
     def _check_open(self) -> Engine: ...
 
-    def flush(self) -> bool: ...
+    def flush(self, *, enrich: bool = False) -> bool: ...
 
-    async def aflush(self) -> bool: ...
+    async def aflush(self, *, enrich: bool = False) -> bool: ...
 
 
 class MemoryUpkeep:
     """Maintenance operations of an open manager (a base of :class:`MemoryManager`)."""
 
-    def flush(self: OpenManager) -> bool:
-        """Bring the vector index and archive file up to SQLite now; False while the store fails."""
+    def flush(self: OpenManager, *, enrich: bool = False) -> bool:
+        """Bring the vector index and archive file up to SQLite now: every memory recorded is
+        searchable when it returns. False while the store fails.
+
+        Args:
+            enrich: also wait for the background enrichment (every memory's full vector stored,
+                ``debug_state()["store"]["pending_enrichment"]`` 0); without it, a memory may
+                still be found by its cheap vector and keywords.
+        """
         sync = self._check_open().sync
         try:
-            return sync.flush()
+            return sync.flush(enrich=enrich)
         except (sqlite3.Error, StoreError, OSError) as exc:
             logger.warning("flush failed (%s); it will be retried", exc)
             return False

@@ -84,6 +84,8 @@ async def test_export_then_import_gives_the_same_retrievals(make_manager, config
             "content": "喜欢手冲咖啡",
             "source": "agent",
         }
+        original.flush(enrich=True)
+        restored.flush(enrich=True)  # the same vectors: each full, not one side still cheap
         assert _seen(restored) == _seen(original)  # each retrieval ticks both the same way
         again_a, again_b = tmp_path / "a2.jsonl", tmp_path / "b2.jsonl"
         original.export_memories(again_a)

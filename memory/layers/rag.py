@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 
 from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.domain.when import Window
+from memory.index.embeddings import tiered
 from memory.index.scoped import POOL_LIMIT, ScopedStores, nearest
 from memory.index.vectors import StoreHit
 from memory.layers.decay_rules import significance_at
@@ -27,7 +29,15 @@ WINDOW_SCANNED = 500
 PENDING_EMBEDDED = 4
 """Keyword hits not yet in the vector index that a retrieval embeds itself (the best ranked)."""
 EMBED_MAX_CHARS = 2000
-"""Characters of a memory embedded (the keyword index still reads all of it)."""
+"""Characters of a memory embedded (the keyword index still reads all of it): the embedder reads
+a few hundred words at most, a longer text costs memory, not meaning."""
+
+
+def _by_scope(batch: Sequence[MemoryEntry]) -> dict[str, list[MemoryEntry]]:
+    grouped: dict[str, list[MemoryEntry]] = {}
+    for entry in batch:
+        grouped.setdefault(scope_of(entry.user_id), []).append(entry)
+    return grouped
 
 
 class RagLayer:
@@ -42,6 +52,8 @@ class RagLayer:
         self.table = entries
         self.stores = stores
         self.now = now
+        self.tiers = tiered(stores.embeddings)
+        """The embedder's two tiers (a memory searchable by its cheap vector at once), if it has them."""
 
     def _scope(self, user_id: str | None) -> str | None:
         """The rows' scope key of a user (``None``: every scope, for a shared layer)."""
@@ -61,7 +73,12 @@ class RagLayer:
             return entry.significance
         return significance_at(entry.significance, entry.changed_at, tick, self.decay_coefficient)
 
-    def _found(self, entry: MemoryEntry, similarity: float, tick: int) -> RetrievedMemory:
+    def _found(
+        self, entry: MemoryEntry, similarity: float, tick: int, *, provisional: bool = False
+    ) -> RetrievedMemory:
+        """A hit scored by its similarity; a cheap-tier vector's stands in for the full one."""
+        if (entry.provisional or provisional) and self.tiers is not None:
+            similarity = min(1.0, similarity * self.tiers.cheap_scale)
         return RetrievedMemory(entry, similarity, similarity, self.current_significance(entry, tick))
 
     def dense_ranking(
@@ -152,13 +169,22 @@ class RagLayer:
         vectors = self.stores.for_scope(scope_of(user_id)).vectors([e.id for e in live]) if live else {}
         order = {entry_id: i for i, entry_id in enumerate(ids)}
         pending = sorted((e for e in live if e.id not in vectors), key=lambda e: order.get(e.id, 0))
+        fresh: set[str] = set()
         if pending := pending[:PENDING_EMBEDDED]:
-            embedded = self.stores.embeddings.embed_documents(
-                [e.index_text[:EMBED_MAX_CHARS] for e in pending]
-            )
+            embedded = self._embed([e.index_text[:EMBED_MAX_CHARS] for e in pending])
             vectors.update(zip((e.id for e in pending), embedded, strict=True))
+            fresh = {e.id for e in pending}
         similarity = {hit.id: hit.similarity for hit in nearest(vector, vectors, len(vectors))}
-        return [self._found(entry, similarity.get(entry.id, 0.0), tick) for entry in live]
+        return [
+            self._found(entry, similarity.get(entry.id, 0.0), tick, provisional=entry.id in fresh)
+            for entry in live
+        ]
+
+    def _embed(self, texts: list[str]) -> list[Vector]:
+        """The vectors a memory is first indexed with: the cheap tier when there are two."""
+        if self.tiers is not None:
+            return self.tiers.embed_cheap(texts)
+        return self.stores.embeddings.embed_documents(texts)
 
     def index_pending(self, limit: int = 2000, *, once: bool = False) -> int:
         """Embed live entries not yet in the vector index; returns how many were indexed.
@@ -172,38 +198,63 @@ class RagLayer:
             batch = self.table.pending_index(self.layer, limit)
             if not batch:
                 return total
-            self._index_batch(batch)
-            ids = [e.id for e in batch]
-            self.table.set_index_state(self.layer, ids, IndexState.INDEXED)
+            embedded = self._embed([e.index_text[:EMBED_MAX_CHARS] for e in batch])
+            self._index_batch(batch, embedded)
+            done = IndexState.SEARCHABLE if self.tiers is not None else IndexState.INDEXED
+            self.table.set_index_state(self.layer, [e.id for e in batch], done)
             self._drop_erased(batch)
             total += len(batch)
             if once:
                 return total
 
+    def enrich_pending(self, limit: int, *, commit: AbstractContextManager[object] | None = None) -> int:
+        """Replace the cheap vectors of up to ``limit`` entries by full ones; returns how many
+        entries it finished. The full vectors are computed as background work (a request's
+        embedding goes first) outside ``commit`` (the indexer's lock), then stored under it for
+        the entries whose text did not change meanwhile. A vector already full (stored before a
+        kill, its state not yet) is marked, not embedded again."""
+        if self.tiers is None:
+            return 0
+        batch = self.table.pending_index(self.layer, limit, IndexState.SEARCHABLE)
+        if not batch:
+            return 0
+        stored: dict[str, Vector] = {}
+        for scope, group in _by_scope(batch).items():
+            stored.update(self.stores.for_scope(scope).vectors([e.id for e in group]))
+        todo = [e for e in batch if e.id not in stored or not self.tiers.is_enriched(stored[e.id])]
+        texts = [e.index_text[:EMBED_MAX_CHARS] for e in todo]
+        cheap = [stored.get(e.id) for e in todo]
+        full = dict(zip((e.id for e in todo), self.tiers.enrich(texts, cheap), strict=True))
+        with commit or nullcontext():
+            now = {e.id: e for e in self.table.by_ids(None, [e.id for e in batch])}
+            same = [
+                e
+                for e in batch
+                if e.id in now and now[e.id].provisional and now[e.id].index_text == e.index_text
+            ]
+            changed = [e for e in same if e.id in full]
+            if changed:
+                self._index_batch(changed, [full[e.id] for e in changed])
+            self.table.set_index_state(self.layer, [e.id for e in same], IndexState.INDEXED)
+            self._drop_erased(changed)
+        return len(batch)
+
     def _drop_erased(self, batch: list[MemoryEntry]) -> None:
         """Remove the vectors just written for entries erased meanwhile (an erase does not wait
         for the indexer: whichever of the two deletes last, no vector of it stays)."""
         kept = {e.id for e in self.table.by_ids(None, [e.id for e in batch])}
-        by_scope: dict[str, list[str]] = {}
-        for entry in batch:
-            if entry.id not in kept:
-                by_scope.setdefault(scope_of(entry.user_id), []).append(entry.id)
-        for scope, ids in by_scope.items():
-            self.stores.for_scope(scope).delete(ids)
+        for scope, group in _by_scope([e for e in batch if e.id not in kept]).items():
+            self.stores.for_scope(scope).delete([e.id for e in group])
 
-    def _index_batch(self, batch: list[MemoryEntry]) -> None:
-        """One embedding call for the batch, then one upsert per collection it touches (a batch
-        of many light users is one upsert into the pooled collection, not one per user)."""
-        by_scope: dict[str, list[MemoryEntry]] = {}
-        for entry in batch:
-            by_scope.setdefault(scope_of(entry.user_id), []).append(entry)
+    def _index_batch(self, batch: list[MemoryEntry], embedded: list[Vector]) -> None:
+        """Upsert a batch's vectors, one upsert per collection it touches (a batch of many light
+        users is one upsert into the pooled collection, not one per user)."""
+        by_scope = _by_scope(batch)
         for scope in by_scope:
             if self.stores.pooled(scope):
                 ids = self.table.home_ids(self.layer, scope)
                 if len(ids) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
                     self.stores.promote(scope, ids)
-        # the embedder reads a few hundred words at most: a longer text costs memory, not meaning
-        embedded = self.stores.embeddings.embed_documents([e.index_text[:EMBED_MAX_CHARS] for e in batch])
         vectors = {e.id: v for e, v in zip(batch, embedded, strict=True)}
         by_name: dict[str, list[MemoryEntry]] = {}
         for scope, group in by_scope.items():

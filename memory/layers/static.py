@@ -223,6 +223,8 @@ class StaticLayer(RagLayer):
 
     def _load_matrix(self) -> tuple[list[MemoryEntry], np.ndarray] | None:
         entries = self.entries()
+        if any(e.provisional for e in entries):
+            return None  # not enriched yet: use the store (its scores are scaled) until it is
         vectors = self.store.vectors([e.id for e in entries]) if entries else {}
         if len(vectors) < len(entries):
             return None  # not indexed yet: use the store until it is

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from memory.domain.types import ExportState, Layer
+from memory.domain.types import ExportState, IndexState, Layer
 from memory.errors import StoreUnavailableError
 from memory.index.breaker import BreakerState, CircuitBreaker
 from memory.layers.rag import RagLayer
@@ -35,6 +35,8 @@ CATCH_UP_BATCH = 16
 """Entries embedded per step of a bounded catch-up (a few milliseconds each)."""
 WORK_BATCH = 256
 """Entries the worker embeds per step (it checks between steps whether the engine is closing)."""
+ENRICH_BATCH = 64
+"""Entries enriched per step (about a second of E5 on 2 cores; requests go first meanwhile)."""
 REPAIR_INDEX_SECONDS = 2.0
 """Longest the start-up repair embeds what the index lacks; the worker does the rest."""
 
@@ -61,6 +63,7 @@ class IndexSync:
         self._lock = threading.Lock()
         """Held while one batch is embedded and upserted (a retrieval's catch-up waits only that)."""
         self._archive_lock = threading.Lock()
+        self._enrich_lock = threading.Lock()
         """Held while the archive file is appended to or rewritten (an erase waits only that)."""
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -100,6 +103,7 @@ class IndexSync:
                     self.repair()
                 elif self.has_pending():
                     self.run(worker=True)
+                self.enrich(until=lambda: self._stopping.is_set() or self.has_pending())
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
                 self._failed("background indexing", exc)
 
@@ -139,11 +143,30 @@ class IndexSync:
         """Live entries not yet in the vector index."""
         return self.table.pending_index_count()
 
-    def flush(self) -> bool:
-        """Apply all pending work now, waiting for it; False if the store is failing."""
-        if not self.has_pending():
-            return True
-        return self.run()
+    def unenriched(self) -> int:
+        """Live entries searchable by their cheap vector, their full one not stored yet."""
+        return self.table.pending_index_count(IndexState.SEARCHABLE)
+
+    def flush(self, *, enrich: bool = False) -> bool:
+        """Apply all pending work now, waiting for it (``enrich``: the enrichment too); False
+        if the store is failing."""
+        done = self.run() if self.has_pending() else True
+        if done and enrich:
+            return self.enrich(until=lambda: False)
+        return done
+
+    def enrich(self, *, until: Callable[[], bool]) -> bool:
+        """Store the full vectors of searchable entries, one batch at a time, until none is
+        left or ``until()`` says to stop (new writes to index first, the engine closing).
+        Returns False if the store failed."""
+        try:
+            for layer in self.layers.values():
+                while not until() and self._enrich_batch(layer):
+                    pass
+        except StoreUnavailableError as exc:
+            logger.debug("enrichment deferred: %s", exc)
+            return False
+        return True
 
     def catch_up(self, budget_seconds: float) -> bool:
         """Index pending entries for at most about ``budget_seconds``; True when none is left.
@@ -196,6 +219,10 @@ class IndexSync:
         if exported:
             self.last_error = None
         return True
+
+    def _enrich_batch(self, layer: RagLayer) -> int:
+        with self._enrich_lock:  # one enricher at a time (the worker, a flush): no text embedded twice
+            return layer.enrich_pending(ENRICH_BATCH, commit=self._lock)
 
     def _one_batch(self, layer: RagLayer, size: int) -> int:
         with self._lock:

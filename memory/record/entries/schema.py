@@ -43,7 +43,7 @@ CREATE INDEX IF NOT EXISTS entries_unexported ON entries(exported);
 
 COLUMNS = (
     "id, layer, scope, content, note, created_at, significance, changed_at, tags, source, archived_layer, "
-    "pinned, importance, key, item"
+    "pinned, importance, key, item, indexed"
 )
 EXPORTED = (
     "id", "layer", "scope", "content", "note", "created_at", "significance", "changed_at", "forget_at",
@@ -111,6 +111,7 @@ def entry_of(row: Sequence[object]) -> MemoryEntry:
         importance,
         key,
         item,
+        indexed,
     ) = row
     return MemoryEntry(
         id=str(entry_id),
@@ -128,6 +129,7 @@ def entry_of(row: Sequence[object]) -> MemoryEntry:
         importance=None if importance is None else float(importance),  # type: ignore[arg-type]
         key=None if key is None else str(key),
         item=None if item is None else str(item),
+        provisional=indexed == IndexState.SEARCHABLE,
     )
 
 

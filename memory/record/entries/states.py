@@ -16,27 +16,30 @@ class DerivedStates:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def pending_index(self, layer: Layer, limit: int) -> list[MemoryEntry]:
-        """Entries of a layer (its cold ones included) waiting for the vector index, oldest first."""
+    def pending_index(
+        self, layer: Layer, limit: int, state: IndexState = IndexState.PENDING
+    ) -> list[MemoryEntry]:
+        """Entries of a layer (its cold ones included) in an index ``state`` (default: waiting
+        for the vector index; ``SEARCHABLE``: waiting for enrichment), oldest first."""
         rows = self.db.query(
             f"SELECT {COLUMNS} FROM entries WHERE indexed = ? AND {HOME} ORDER BY seq LIMIT ?",
-            (int(IndexState.PENDING), layer.value, Layer.ARCHIVED.value, layer.value, limit),
+            (int(state), layer.value, Layer.ARCHIVED.value, layer.value, limit),
         )
         return [entry_of(r) for r in rows]
 
-    def pending_index_count(self) -> int:
-        """Searchable entries not yet in the vector index."""
+    def pending_index_count(self, state: IndexState = IndexState.PENDING) -> int:
+        """Searchable-layer entries in an index ``state`` (default: not yet in the vector index)."""
         return self.db.count(
             f"SELECT COUNT(*) FROM entries WHERE indexed = ? AND layer IN ({SEARCHED})",
-            (int(IndexState.PENDING),),
+            (int(state),),
         )
 
-    def has_pending_index(self) -> bool:
-        """Whether any searchable entry waits for the index (one indexed lookup)."""
+    def has_pending_index(self, state: IndexState = IndexState.PENDING) -> bool:
+        """Whether any searchable entry is in an index ``state`` (one indexed lookup)."""
         return bool(
             self.db.query(
                 f"SELECT 1 FROM entries WHERE indexed = ? AND layer IN ({SEARCHED}) LIMIT 1",
-                (int(IndexState.PENDING),),
+                (int(state),),
             )
         )
 
