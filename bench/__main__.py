@@ -23,13 +23,21 @@ from rich.table import Table
 
 MET, MISSED, NA = "[green]met[/]", "[red]MISSED[/]", "[dim]n/a[/]"
 RECORD_TARGETS = {"not_overflowing": 10.0, "overflowing": 30.0}
-IMPORT_TARGET = 500.0
-RATIO_TARGET = 1.5
+IMPORT_TARGET = 400.0
+ENRICH_AT = 10_000
+RATIO_TARGET = 1.3
+SCALING_TARGET = 1.5
 EMBEDDER_SHARE = 0.9
 
 
 def _ms(stats: dict[str, float]) -> str:
     return f"{stats['p50']:.2f} / {stats['p95']:.2f}"
+
+
+def _import_at(sizes: list[dict[str, Any]], size: int) -> dict[str, Any]:
+    """The import figures at ``size`` (else at the largest size measured)."""
+    found = [entry["import"] for entry in sizes if entry["size"] == size]
+    return dict(found[0] if found else sizes[-1]["import"])
 
 
 def _status(ok: bool | None) -> str:
@@ -43,13 +51,15 @@ def _targets(results: dict[str, Any]) -> dict[str, bool | None]:
     verdicts: dict[str, bool | None] = {
         f"record_{phase}": record[phase]["p50"] < limit for phase, limit in RECORD_TARGETS.items()
     }
-    verdicts["import"] = largest["import"]["rate"] >= IMPORT_TARGET
-    limit = largest["import"].get("embedder_rate", 0.0)
-    verdicts["import_vs_embedder"] = largest["import"]["rate"] >= EMBEDDER_SHARE * limit if limit else None
+    imported = _import_at(sizes, ENRICH_AT)
+    verdicts["import"] = imported["rate"] >= IMPORT_TARGET
+    limit = imported.get("e5_rate", 0.0)
+    enriched = imported.get("enrich_rate", 0.0)
+    verdicts["enrich_vs_e5"] = enriched >= EMBEDDER_SHARE * limit if limit and enriched else None
     verdicts["vs_flat"] = largest["ratio_p50"] <= RATIO_TARGET
     scaling: bool | None = None
     if len(sizes) > 1 and smallest["engine"]["p50"] > 0:
-        scaling = largest["engine"]["p50"] / smallest["engine"]["p50"] <= RATIO_TARGET
+        scaling = largest["engine"]["p50"] / smallest["engine"]["p50"] <= SCALING_TARGET
     verdicts["scaling"] = scaling
     return verdicts
 
@@ -97,7 +107,7 @@ def render(results: dict[str, Any]) -> Table:
     table.add_row(
         f"retrieve p50 engine / flat at N={n_big}",
         f"{largest['ratio_p50']:.2f}x",
-        "<= 1.5x",
+        "<= 1.3x",
         _status(verdicts["vs_flat"]),
     )
     scale = largest["engine"]["p50"] / smallest["engine"]["p50"] if smallest["engine"]["p50"] else 0.0
@@ -121,19 +131,31 @@ def render(results: dict[str, Any]) -> Table:
         "",
     )
     table.add_section()
-    table.add_row(
-        f"bulk import_interactions, interactions/s, N={n_big}",
-        f"{largest['import']['rate']:,.0f}  ({largest['import']['seconds']:.1f} s)",
-        ">= 500/s",
-        _status(verdicts["import"]),
-    )
-    limit = largest["import"].get("embedder_rate", 0.0)
-    table.add_row(
-        f"  the embedder alone on the import's texts, texts/s; import / embedder, N={n_big}",
-        f"{limit:,.0f}; {largest['import']['rate'] / limit:.0%}" if limit else "not measured",
-        ">= 90%",
-        _status(verdicts["import_vs_embedder"]),
-    )
+    for entry in sizes:
+        figures, n = entry["import"], f"{entry['size']:,}"
+        table.add_row(
+            f"import_interactions until searchable, interactions/s, N={n}",
+            f"{figures['rate']:,.0f}  ({figures['seconds']:.1f} s)",
+            ">= 400/s at 10,000" if entry["size"] == ENRICH_AT else "",
+            _status(verdicts["import"]) if entry["size"] == ENRICH_AT else "",
+        )
+        table.add_row(
+            f"  the cheap embedder alone on the same texts, texts/s, N={n}",
+            f"{figures.get('cheap_rate', 0.0):,.0f}",
+            "",
+            "",
+        )
+        if "enrich_rate" in figures:
+            e5 = figures.get("e5_rate", 0.0)
+            share = f"; {figures['enrich_rate'] / e5:.0%} of E5 batched ({e5:,.0f}/s)" if e5 else ""
+            table.add_row(
+                f"  background enrichment until every memory is full, memories/s, N={n}",
+                f"{figures['enrich_rate']:,.0f} ({figures['enrich_seconds']:.0f} s){share}",
+                ">= 90%" if entry["size"] == ENRICH_AT else "",
+                _status(verdicts["enrich_vs_e5"]) if entry["size"] == ENRICH_AT else "",
+            )
+        elif entry["import"].get("e5_rate"):
+            table.add_row(f"  enrichment, N={n}", "not waited for: retrieval timed on cheap vectors", "", "")
     for entry in sizes:
         table.add_row(
             f"disk per 1k memories (SQLite+Chroma+archive), N={entry['size']:,}",
@@ -210,7 +232,11 @@ def _perf(argv: list[str]) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary data folder")
     parser.add_argument("--mem0-site", type=Path, default=None, help="extra sys.path folder holding mem0ai")
     parser.add_argument("--no-mem0", action="store_true", help="skip the mem0 comparison")
+    parser.add_argument(
+        "--provider", default=None, help="embedding.provider of every store (default: the engine's, use-e5)"
+    )
     args = parser.parse_args(argv)
+    perf.PROVIDER = args.provider
     sizes = [1000] if args.quick else sorted({int(s) for s in args.sizes.replace("_", "").split(",") if s})
     results = perf.run(
         sizes,
@@ -232,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     named = (
         *("quality", "madial", "retention", "tokenizers", "tiers"),
-        *("importance", "users", "record", "server"),
+        *("importance", "users", "record", "server", "cold"),
     )
     if args and args[0] in named:
         module = importlib.import_module(f"bench.{args[0]}")  # lazy: heavy

@@ -4,22 +4,64 @@ The public names are below; every other module is internal and may change. Error
 here live in :mod:`memory.errors` (all derive from :class:`MemoryEngineError`).
 """
 
-from memory.config import MemoryConfig, RetrievalMode, StoreMode
-from memory.domain.types import Interaction, Layer, MemoryEntry, RetrievedMemory
-from memory.errors import (
-    ClosedError,
-    ConfigError,
-    InputTooLargeError,
-    InputTypeError,
-    InvalidInputError,
-    MemoryEngineError,
-    PersonaNotFoundError,
-    StoreError,
-    StoreLockedError,
-)
-from memory.manager import MemoryManager
-from memory.retrieval.retriever import RetrievalResult
-from memory.write.importer import ImportReport
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from memory.config import MemoryConfig, RetrievalMode, StoreMode
+    from memory.domain.types import Interaction, Layer, MemoryEntry, RetrievedMemory
+    from memory.errors import (
+        ClosedError,
+        ConfigError,
+        InputTooLargeError,
+        InputTypeError,
+        InvalidInputError,
+        MemoryEngineError,
+        PersonaNotFoundError,
+        StoreError,
+        StoreLockedError,
+    )
+    from memory.manager import MemoryManager
+    from memory.retrieval.retriever import RetrievalResult
+    from memory.write.importer import ImportReport
+
+_HOMES = {
+    "MemoryConfig": "memory.config",
+    "RetrievalMode": "memory.config",
+    "StoreMode": "memory.config",
+    "Interaction": "memory.domain.types",
+    "Layer": "memory.domain.types",
+    "MemoryEntry": "memory.domain.types",
+    "RetrievedMemory": "memory.domain.types",
+    "ClosedError": "memory.errors",
+    "ConfigError": "memory.errors",
+    "InputTooLargeError": "memory.errors",
+    "InputTypeError": "memory.errors",
+    "InvalidInputError": "memory.errors",
+    "MemoryEngineError": "memory.errors",
+    "PersonaNotFoundError": "memory.errors",
+    "StoreError": "memory.errors",
+    "StoreLockedError": "memory.errors",
+    "MemoryManager": "memory.manager",
+    "RetrievalResult": "memory.retrieval.retriever",
+    "ImportReport": "memory.write.importer",
+}
+"""Where each public name lives: imported on first use, so ``import memory`` (and the CLI's
+``--help``) loads no database, index or model library."""
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'memory' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "ClosedError",

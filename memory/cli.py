@@ -46,8 +46,8 @@ def _import(args: argparse.Namespace) -> int:
     from memory.write.importer import check_file, read_jsonl
 
     path = check_file(Path(args.file))
-    if is_export(path):
-        with MemoryManager(args.persona, _config(args)) as restoring:
+    if is_export(path):  # rows copied as they are: indexed by the next manager that runs
+        with MemoryManager(args.persona, _config(args), background=False) as restoring:
             count = restoring.import_memories(path, allow_erased=args.allow_erased)
         print(f"restored {count} memories of {args.persona} from the export {path}")
         return 0
@@ -82,7 +82,7 @@ def _export(args: argparse.Namespace) -> int:
     from memory.manager import MemoryManager
 
     to_stdout = args.file == "-"
-    with MemoryManager(args.persona, _config(args)) as manager:
+    with MemoryManager(args.persona, _config(args), background=False) as manager:
         count = manager.export_memories(sys.stdout if to_stdout else args.file, user_id=args.user)
     whose = f"user {args.user!r}" if args.user else "every user"
     where = "standard output" if to_stdout else args.file
@@ -112,7 +112,7 @@ def _forget_user(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    manager = MemoryManager(args.persona, _config(args))
+    manager = MemoryManager(args.persona, _config(args), background=False)
     try:
         count = manager.forget_user(args.user)
     finally:
@@ -124,7 +124,7 @@ def _forget_user(args: argparse.Namespace) -> int:
 def _state(args: argparse.Namespace) -> int:
     from memory.manager import MemoryManager
 
-    manager = MemoryManager(args.persona, _config(args))
+    manager = MemoryManager(args.persona, _config(args), background=False)
     try:
         print(json.dumps(manager.debug_state(), ensure_ascii=False, indent=2))
     finally:

@@ -25,7 +25,7 @@ from memory.domain.tokens import JIEBA
 from memory.domain.types import Layer
 from memory.errors import ConfigError
 from memory.index.chroma import ChromaBackend
-from memory.index.embeddings import describe, get_embeddings
+from memory.index.embeddings import describe, get_embeddings, warm_up_in_background
 from memory.index.heap import cap_malloc_arenas, scrub_freed_memory
 from memory.index.scoped import INDEX_LAYOUT, ScopedStores
 from memory.layers.active import ActiveLayer
@@ -81,13 +81,15 @@ class Engine:
     jobs: SummaryJobs
     scheduler: MemoryScheduler
     eraser: Eraser
+    background: bool = True
+    """Whether the index worker runs (and close indexes what is pending)."""
 
     def close(self) -> None:
         """Stop the jobs and the worker, flush derived state, close files, release the lock."""
         self.scheduler.shutdown()
         try:
             self.sync.stop_worker()
-            self.sync.run()
+            self.sync.run(index=self.background)
         finally:
             self.backend.close()
             self.db.close()
@@ -101,13 +103,19 @@ def open_engine(
     summary_model: Runnable[Any, Any] | None,
     now: Callable[[], datetime],
     jobs: tuple[Job, Job],
+    *,
+    background: bool = True,
 ) -> Engine:
     """Open a persona's memory: lock the folder, open SQLite and Chroma, load static memories,
     repair the index, start the index worker. Everything opened is closed again on failure.
 
     Args:
         jobs: the coroutine functions the scheduler runs (summary, clean-up).
+        background: load the models on a background thread while the store opens, and run the
+            index worker; without it nothing is embedded unless a call needs it (maintenance).
     """
+    if background:
+        warm_up_in_background(get_embeddings(config.embedding))
     cap_malloc_arenas(config.store.malloc_arena_max)
     scrub_freed_memory(config.store.scrub_freed_memory)
     data_dir = Path(config.data_dir)
@@ -118,7 +126,13 @@ def open_engine(
         lock.acquire()
     opened: list[Callable[[], object]] = [lock.release] if lock is not None else []
     try:
-        return _wire(config, persona, summary_model, now, jobs, data_dir, lock, opened)
+        engine = _wire(config, persona, summary_model, now, jobs, data_dir, lock, opened)
+        engine.background = background
+        engine.sync.repair(**({} if background else {"budget_seconds": 0.0}))
+        engine.eraser.finish_unfinished()
+        if background:
+            engine.sync.start_worker()
+        return engine
     except BaseException:
         for close in reversed(opened):
             with contextlib.suppress(Exception):
@@ -236,11 +250,8 @@ def _wire(
     )
     sync.adopt_index(db, f"{describe(config.embedding)}; {INDEX_LAYOUT}")
     static.load()
-    sync.repair()
     purge = pg_keyword.purge if keywords is pg_keyword else fts.purge
     eraser = Eraser(db, table, rag_layers, sync, purge=purge, tombstones=erased)
-    eraser.finish_unfinished()
-    sync.start_worker()
     return Engine(
         config=config,
         persona=persona,

@@ -50,6 +50,10 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         summary_model: any LangChain chat model or Runnable; ``None`` means the model named in
             config, else extractive summaries.
         now: the clock (aware UTC datetimes); tests and replays may pass their own.
+        background: load the embedding models on a background thread while the store opens and
+            run the background indexer (default). ``False`` is for maintenance that embeds
+            nothing (export, erase, restore, state): no model is loaded unless a call needs
+            one, and what is written waits in the record for the next manager to index it.
 
     Raises:
         ConfigError: an invalid config value. PersonaNotFoundError: unknown persona.
@@ -69,13 +73,15 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         summary_model: Runnable[Any, Any] | None = None,
         *,
         now: Callable[[], datetime] = utcnow,
+        background: bool = True,
     ) -> None:
         self._state = ManagerState.UNOPENED
         self.config = (config or MemoryConfig()).validate()
         self._persona = load_persona(Path(self.config.personas_dir), check_persona(persona))
         self._now = now
+        jobs = (self._scheduled_summary, self._scheduled_cleanup)
         self._engine: Engine = open_engine(
-            self.config, self._persona, summary_model, now, (self._scheduled_summary, self._scheduled_cleanup)
+            self.config, self._persona, summary_model, now, jobs, background=background
         )
         self._state = ManagerState.OPEN
 

@@ -101,10 +101,12 @@ def _graph() -> dict[str, set[str]]:
 def test_public_names_are_exactly_the_documented_ones() -> None:
     public = sorted(
         name
-        for name, value in vars(memory).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+        for name in dir(memory)
+        if not name.startswith("_") and not isinstance(getattr(memory, name), types.ModuleType)
     )
     assert memory.__all__ == EXPORTED == public
+    leaked = [n for n, v in vars(memory).items() if not n.startswith("_") and n not in EXPORTED]
+    assert all(isinstance(vars(memory)[n], types.ModuleType) for n in leaked)  # submodules only
 
 
 def test_every_module_has_a_rank() -> None:

@@ -25,7 +25,7 @@ def _forgetful(config: MemoryConfig) -> MemoryConfig:
 
 def _forget_the_allergy(manager, user_id: str | None = None) -> str:  # type: ignore[no-untyped-def]
     allergy = fill(manager, [PEANUT, *FILLER], user_id=user_id)[0]
-    manager.flush()  # all of them in the index: the arithmetic is about forgetting, not the backlog
+    manager.flush(enrich=True)  # all of them in the index, enriched: the arithmetic is about forgetting
     for _ in range(3):
         manager.retrieve("今天做了什么小事", user_id=user_id)
     assert [e.id for e in manager.inspector.entries(Layer.ARCHIVED, user_id)] == [allergy]
@@ -91,6 +91,7 @@ def test_a_revived_memory_can_be_forgotten_again_and_is_logged_twice(make_manage
     manager = make_manager(_forgetful(config))
     allergy = _forget_the_allergy(manager)
     manager.restore(allergy)
+    manager.flush(enrich=True)  # its vector as full as the others': ranked alike
     for _ in range(3):
         manager.retrieve("今天做了什么小事")
     manager.flush()

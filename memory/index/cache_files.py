@@ -1,0 +1,48 @@
+"""Files derived from the installed packages, cached in the user's cache folder between processes.
+
+What is cached is built from package data alone (a dictionary, a tokenizer): never a user's
+words, and never in the data folder, so an erasure scan of the data folder finds none of it.
+A file is named after what it was built from, written whole (temp file, rename) or not at all,
+and built again when it is missing, unreadable or stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+
+def cache_file(name: str, sources: Iterable[Path], suffix: str) -> Path:
+    """``$XDG_CACHE_HOME/persona-memory/<name>-<digest><suffix>`` (default ``~/.cache``), the
+    digest taken over each source file's name, size and modification time."""
+    digest = hashlib.sha256()
+    for source in sources:
+        stat = source.stat()
+        digest.update(f"{source.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "persona-memory" / f"{name}-{digest.hexdigest()[:24]}{suffix}"
+
+
+def read_cache(path: Path) -> bytes | None:
+    """The cached bytes, or None when there are none to read."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """Write the cache whole or not at all (a read-only or missing home is fine: built again)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.stem}-", delete=False) as handle:
+            handle.write(data)
+        os.replace(handle.name, path)
+    except OSError as exc:
+        logger.debug("not cached (%s): built again at the next start", exc)

@@ -1,0 +1,136 @@
+"""Tiered embedding: a memory is searchable at once by its cheap vector; its full vector comes
+from background enrichment, which survives a kill; commands that need no model load none."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+from conftest import config_env
+
+from memory import Layer, MemoryConfig, MemoryManager
+from memory.index import embeddings as embedding_module
+from memory.samples import background_sentences
+
+FILLER = [
+    {"user_input": f"今天第{i}件小事：{topic}", "response": "嗯嗯，然后呢？", "user_id": "u1"}
+    for i, topic in enumerate(["吃了火锅", "去了公园", "看了电影", "写了代码", "买了咖啡", "修了自行车"] * 60)
+]
+
+
+def test_a_memory_is_found_before_its_enrichment(make_manager) -> None:
+    manager = make_manager()
+    manager.import_interactions(FILLER)  # searchable at once; their enrichment keeps the worker busy
+    manager.record_interaction_sync(
+        "我对花生过敏，吃一点就会起疹子", "记住了，以后不给你带花生糖～", user_id="u1"
+    )
+    for i in range(10):  # the active window moves on: the fact is in the temporary layer
+        manager.record_interaction_sync(f"第{i}次随便聊聊天气", "好呀", user_id="u1")
+    manager.flush()
+    assert manager.debug_state()["store"]["pending_enrichment"] > 100
+    result = manager.retrieve_memories("What food am I allergic to?", user_id="u1")
+    found = [m for m in result.memories if "花生" in m.entry.content]
+    assert found and found[0].entry.provisional  # found by the cheap vector and keywords
+    manager.flush(enrich=True)
+    assert manager.debug_state()["store"]["pending_enrichment"] == 0
+    again = manager.retrieve_memories("What food am I allergic to?", user_id="u1")
+    assert any("花生" in m.entry.content and not m.entry.provisional for m in again.memories)
+
+
+CHILD = textwrap.dedent(
+    """
+    import json, os, signal, sys, time
+    from memory import MemoryConfig, MemoryManager
+    records = json.loads(sys.stdin.read())
+    manager = MemoryManager("karin", MemoryConfig())
+    manager.import_interactions(records)
+    manager.flush()
+    total = manager.debug_state()["store"]["pending_enrichment"]
+    print(total, flush=True)
+    while manager.debug_state()["store"]["pending_enrichment"] > total - 100:
+        time.sleep(0.02)
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_enrichment_resumes_after_sigkill_embedding_only_what_was_left(config: MemoryConfig) -> None:
+    import json
+
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD],
+        input=json.dumps(FILLER, ensure_ascii=False),
+        env=config_env(config),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    total = int(child.stdout.split()[0])
+    with MemoryManager("karin", config, background=False) as manager:  # no worker: we count
+        left = manager.debug_state()["store"]["pending_enrichment"]
+        assert 0 < left <= total - 100
+        pool = manager._engine.embeddings._e5  # type: ignore[attr-defined]
+        embedded: list[int] = []
+        encode = pool.encode_background
+
+        def counting(texts: list[str]) -> object:
+            embedded.append(len(texts))
+            return encode(texts)
+
+        pool.encode_background = counting
+        assert manager.flush(enrich=True)
+        assert sum(embedded) <= left  # what was stored full before the kill is not embedded again
+        assert manager.debug_state()["store"]["pending_enrichment"] == 0
+        entries = manager.inspector.entries(Layer.TEMPORARY, "u1")
+        layer = manager._engine.rag_layers[Layer.TEMPORARY]
+        vectors = layer.stores.for_scope("u1").vectors([e.id for e in entries])
+        tiers = layer.tiers
+        assert tiers is not None and len(vectors) == len(entries) == len(FILLER) - config.active.capacity
+        assert all(tiers.is_enriched(v) for v in vectors.values())  # nothing lost
+
+
+def test_commands_that_need_no_model_load_none(config: MemoryConfig, tmp_path) -> None:
+    with MemoryManager("karin", config) as manager:
+        manager.record_interaction_sync("我家的猫叫团子", "好可爱", user_id="u1")
+        manager.flush()
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from memory.cli import main
+        assert "chromadb" not in sys.modules  # the CLI itself imports no store
+        for argv in (["state", "--persona", "karin"], ["export", "--persona", "karin", {str(tmp_path / "x.jsonl")!r}],
+                     ["forget-user", "u1", "--persona", "karin", "--yes"]):
+            assert main(argv) == 0
+        from memory import MemoryConfig
+        from memory.index.embeddings import get_embeddings
+        print("loaded" if get_embeddings(MemoryConfig().embedding).loaded else "none")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=config_env(config), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "none"
+
+
+def test_the_shipped_e5_background_matches_a_fresh_computation() -> None:
+    sentences = background_sentences()
+    shipped = embedding_module.load_background(sentences)
+    assert shipped is not None, (
+        "the shipped file no longer matches the model: python -m memory.index.embeddings"
+    )
+    fresh = embedding_module.compute_background(embedding_module._EnginePool(1), sentences)
+    assert np.allclose(shipped[0], fresh[0], atol=1e-5) and np.allclose(shipped[1], fresh[1], atol=1e-5)
+
+
+def test_a_retrieval_of_a_cheap_only_store_uses_no_second_model(config: MemoryConfig) -> None:
+    config.embedding.provider = "use-multilingual"
+    with MemoryManager("karin", config) as manager:
+        manager.remember("I play the ukulele on weekends", user_id="u1")
+        manager.flush(enrich=True)
+        assert manager.debug_state()["store"]["pending_enrichment"] == 0
+        assert "ukulele" in manager.retrieve("what instrument do I play?", user_id="u1")[1]
