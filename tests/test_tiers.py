@@ -102,7 +102,8 @@ def test_commands_that_need_no_model_load_none(config: MemoryConfig, tmp_path) -
         import sys
         from memory.cli import main
         assert "chromadb" not in sys.modules  # the CLI itself imports no store
-        for argv in (["state", "--persona", "karin"], ["export", "--persona", "karin", {str(tmp_path / "x.jsonl")!r}],
+        out = {str(tmp_path / "x.jsonl")!r}
+        for argv in (["state", "--persona", "karin"], ["export", "--persona", "karin", out],
                      ["forget-user", "u1", "--persona", "karin", "--yes"]):
             assert main(argv) == 0
         from memory import MemoryConfig
