@@ -60,14 +60,21 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench cold
 	$(BIN)/python -m bench users
 	$(BIN)/python -m bench record
 	$(BIN)/python -m bench server
+	@echo "== the cheap-only profile (embedding.provider = use-multilingual), for comparison =="
+	$(BIN)/python -m bench --provider use-multilingual --no-mem0
+	$(BIN)/python -m bench cold --provider use-multilingual
 
 bench-quality: setup
 	$(BIN)/python -m bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json
 	$(BIN)/python -m bench quality --protocol chat --dataset ../shared/bench/locomo-dev.json --out data/bench-quality-chat.json
 	$(BIN)/python -m bench madial --data ../shared/bench/madial-zh-dev --out data/bench-madial.json
+	@echo "== the same, right after the import: no memory enriched yet (cheap vectors and keywords) =="
+	$(BIN)/python -m bench quality --before-enrichment --dataset ../shared/bench/locomo-dev.json --out data/bench-quality-cheap.json
+	$(BIN)/python -m bench madial --before-enrichment --data ../shared/bench/madial-zh-dev --out data/bench-madial-cheap.json
 
 chroma: setup
 	$(BIN)/chroma run --path data/chroma-server --host 127.0.0.1 --port 8000

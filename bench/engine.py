@@ -55,6 +55,10 @@ class Clock:
         return self.moment
 
 
+ENRICHED = True
+"""The default of :attr:`Settings.enriched` (``--before-enrichment`` of the quality benches)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """How a benchmark engine is configured; everything else is the engine's default."""
@@ -70,6 +74,9 @@ class Settings:
     no_cleanup: bool = False
     retrieval: tuple[tuple[str, object], ...] = ()
     """Further ``retrieval`` settings, ``(field, value)`` (an ablation names what it changes)."""
+    enriched: bool = field(default_factory=lambda: ENRICHED)
+    """Questions are asked once every memory is enriched (``flush(enrich=True)``); False: no
+    enrichment at all (no background work), the store as it is right after an import."""
 
 
 def _config(settings: Settings, folder: Path) -> MemoryConfig:
@@ -160,7 +167,10 @@ class Engine:
     def open(self) -> None:
         """(Re)open the manager on this engine's folder."""
         self.manager = MemoryManager(
-            self.settings.persona, _config(self.settings, self.folder), now=self.clock
+            self.settings.persona,
+            _config(self.settings, self.folder),
+            now=self.clock,
+            background=self.settings.enriched,
         )
 
     def _live(self) -> MemoryManager:
@@ -199,7 +209,9 @@ class Engine:
             asyncio.run(manager.run_cleanup_now())
 
     def recall(self, query: str | list[str], *, user_id: str | None = None) -> Recalled:
-        """One retrieval (one decay tick) as texts."""
+        """One retrieval (one decay tick) as texts (once enriched, when the settings say so)."""
+        if self.settings.enriched:
+            self._live().flush(enrich=True)
         result = self._live().retrieve_memories(query, user_id=user_id)
         return Recalled(
             active=[entry.content for entry in result.active],
@@ -216,6 +228,8 @@ class Engine:
         The engine is closed and its folder copied; each query runs on a fresh copy of that
         snapshot, then the engine reopens unchanged.
         """
+        if self.settings.enriched:
+            self._live().flush(enrich=True)
         self.close()
         results = []
         try:

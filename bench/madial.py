@@ -191,7 +191,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--data", type=Path, default=Path("../shared/bench/madial-zh-dev"))
     parser.add_argument("--out", type=Path, help="write the results as JSON")
     parser.add_argument("--set", action="append", default=[], help="a retrieval setting, field=JSON value")
+    parser.add_argument("--before-enrichment", action="store_true", help="cheap vectors only (no enrichment)")
     args = parser.parse_args(argv)
+    if args.before_enrichment:
+        import bench.engine
+
+        bench.engine.ENRICHED = False
     overrides = tuple((f, json.loads(v)) for f, v in (item.split("=", 1) for item in args.set))
     console = Console(width=max(Console().width, 140))
     memories, dialogues = load(args.data)

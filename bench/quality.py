@@ -81,12 +81,22 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--limit", type=int, default=0, help="first N conversations only")
     parser.add_argument("--out", type=Path, help="write the results as JSON")
+    parser.add_argument(
+        "--before-enrichment",
+        action="store_true",
+        help="ask with no memory enriched (the store right after an import: cheap vectors only)",
+    )
     args = parser.parse_args(argv)
+    if args.before_enrichment:
+        import bench.engine
+
+        bench.engine.ENRICHED = False
     console = Console(width=max(Console().width, 160))
     convs = load(args.dataset)[: args.limit or None]
     console.print(
         f"{len(convs)} conversations, {sum(len(c.questions) for c in convs)} scored "
-        f"questions, {sum(len(c.units) for c in convs)} interaction units, protocol {args.protocol}"
+        f"questions, {sum(len(c.units) for c in convs)} interaction units, protocol {args.protocol}, "
+        + ("BEFORE enrichment (cheap vectors only)" if args.before_enrichment else "once enriched")
     )
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="persona-memory-quality-"))

@@ -274,6 +274,9 @@ class ServerConfig(Section):
     header_timeout_seconds: Float = Field(
         10.0, gt=0, le=3600, description="a request's headers must arrive within this: else closed"
     )
+    max_bodies_per_key: Int = Field(
+        8, ge=1, le=100_000, description="request bodies one key may be sending at once; then 429"
+    )
 
     @field_validator("api_key")
     @classmethod

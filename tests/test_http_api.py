@@ -155,6 +155,8 @@ def test_with_an_api_key_every_route_needs_it(config: MemoryConfig) -> None:
         page = client.get("/inspect", headers={"X-API-Key": KEY})
         assert page.status_code == 200 and page.headers["x-frame-options"] == "DENY"
         assert page.headers["content-security-policy"] == "frame-ancestors 'none'"
+        assert page.headers["x-content-type-options"] == "nosniff"  # no body read as another type
+        assert client.get(f"{V1}/state").headers["x-content-type-options"] == "nosniff"
 
 
 def test_the_inspector_login_gives_a_session_not_the_key_and_changes_need_its_own_origin(

@@ -3,6 +3,7 @@ by the CLI (``python -m memory keys``), as an operator would."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -97,6 +98,7 @@ def test_a_user_key_reads_and_writes_only_its_user(config: MemoryConfig) -> None
         assert "花生" in shown and "芒果" not in shown
         state = client.get(f"{KARIN}/state", headers=_bearer(alice)).json()
         assert "users" not in state and state["user"]["user_id"] == "alice"  # no other user listed
+        assert not {"users_count", "active_count", "temporary_count", "store"} & set(state)  # nor counts
         after = client.get(f"{KARIN}/state", params={"user_id": "bob"}, headers=_bearer(ADMIN)).json()
         assert after["user"] == bob_state["user"]  # the refused calls wrote nothing to bob
         page = client.get("/inspect", headers=_bearer(alice))
@@ -194,6 +196,43 @@ def test_one_client_cannot_hold_every_connection(config: MemoryConfig) -> None:
         time.sleep(0.2)  # the server has seen them close
         with httpx.Client(base_url=base) as client:
             assert client.get(f"{KARIN}/state").status_code == 200
+
+
+def test_slow_bodies_under_one_key_leave_the_server_to_the_others(config: MemoryConfig) -> None:
+    """200 bodies trickling under one user's key (from many connections, below the stall limit):
+    beyond the key's cap they are refused at once and their connections closed, so the admin and
+    another user's key are answered the whole time."""
+    config.server.api_key = ADMIN  # type: ignore[assignment]
+    config.server.max_connections_per_client = 1000  # many addresses in the wild: one here
+    ring = KeyRing(config.data_dir)
+    slow_key, _ = ring.issue("karin", "mallory")
+    other_key, _ = ring.issue("karin", "alice")
+    with running(MemoryService(["karin"], config)) as base, httpx.Client(base_url=base, timeout=5) as client:
+        host, port = base.removeprefix("http://").split(":")
+        head = (
+            f"POST {KARIN}/interactions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {slow_key}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{"
+        ).encode()
+        held: list[socket.socket] = []
+        refused = 0
+        try:
+            for _ in range(200):
+                sock = socket.create_connection((host, int(port)), timeout=5)
+                sock.sendall(head)
+                held.append(sock)
+            time.sleep(0.5)
+            for sock in held:
+                sock.settimeout(0.05)
+                with contextlib.suppress(TimeoutError, OSError):
+                    refused += sock.recv(4096).startswith(b"HTTP/1.1 429")
+            for key in (ADMIN, other_key):
+                started = time.monotonic()
+                assert client.get(f"{KARIN}/state", headers=_bearer(key)).status_code == 200
+                assert time.monotonic() - started < 2
+        finally:
+            for sock in held:
+                sock.close()
+        assert refused >= 190  # all but the key's 8 bodies
 
 
 @pytest.mark.parametrize("broken", ["{not json", '{"secret": "zz", "keys": []}'])

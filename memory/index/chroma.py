@@ -66,6 +66,8 @@ class ChromaBackend:
         """Why the client must be replaced before the next call ("": it need not)."""
         self._full_at: int | None = None
         """Free bytes when a call failed on a full disk (None: the disk is not known to be full)."""
+        self._disk_failures = 0
+        """Calls that failed on a full disk so far."""
         self.deadline = Deadline(config.call_timeout_seconds, name="persona-memory-chroma")
         try:
             self._client = self._open()
@@ -131,13 +133,18 @@ class ChromaBackend:
             self._refuse_while_disk_full()
         if not self.breaker.allow():
             raise StoreUnavailableError(f"vector store unavailable: {self.breaker.last_error}")
+        failures = self._disk_failures
 
         def call() -> _T:
+            if self._full_at is not None:  # another call failed on a full disk while this one waited
+                self._refuse_while_disk_full()
             self._reopen_if_broken()
             return operation()
 
         try:
             result = self.deadline.run(call)
+        except StoreUnavailableError:
+            raise
         except CallTimeout as exc:
             self._stale = "hung"
             self.breaker.record_failure(exc)
@@ -151,9 +158,11 @@ class ChromaBackend:
                 free = self._free_bytes()
                 if free < LOW_DISK_BYTES:
                     self._full_at = free
+                    self._disk_failures += 1
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
-        self._full_at = None
+        if failures == self._disk_failures:  # a call begun before a failure proves nothing since
+            self._full_at = None
         self.breaker.record_success()
         return result
 

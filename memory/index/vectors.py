@@ -31,6 +31,11 @@ class StoreHit:
     similarity: float
 
 
+def _floats(vector: Any) -> Vector:
+    """A stored vector as Python floats (Chroma returns numpy arrays: converted in C, not per item)."""
+    return list(vector.tolist()) if hasattr(vector, "tolist") else [float(x) for x in vector]
+
+
 def _upsert(collection: Any, *, ids: list[str], vectors: list[Vector], metadatas: list[Metadata]) -> None:
     collection.upsert(ids=ids, embeddings=vectors, metadatas=metadatas)
 
@@ -124,7 +129,7 @@ class VectorStore:
         if not ids:
             return {}
         result = self._call(lambda col: col.get(ids=list(ids), include=["embeddings"]))
-        return {i: [float(x) for x in v] for i, v in zip(result["ids"], result["embeddings"], strict=True)}
+        return {i: _floats(v) for i, v in zip(result["ids"], result["embeddings"], strict=True)}
 
     def ids(self, *, scope: str | None = None) -> set[str]:
         """The ids the collection holds (of one scope, by its metadata: not for the reply path)."""

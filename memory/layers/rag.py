@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from datetime import datetime
 
 from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
@@ -31,6 +32,16 @@ PENDING_EMBEDDED = 4
 EMBED_MAX_CHARS = 2000
 """Characters of a memory embedded (the keyword index still reads all of it): the embedder reads
 a few hundred words at most, a longer text costs memory, not meaning."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """Entries read by id with their vectors (:meth:`RagLayer.fetch`)."""
+
+    live: list[MemoryEntry]
+    vectors: dict[str, Vector]
+    fresh: set[str]
+    """Ids whose vectors were computed just now (the cheap tier), not read from the index."""
 
 
 def _by_scope(batch: Sequence[MemoryEntry]) -> dict[str, list[MemoryEntry]]:
@@ -155,17 +166,12 @@ class RagLayer:
         )
         return hits
 
-    def memories_for(
-        self, ids: Sequence[str], vector: Vector, user_id: str | None, tick: int
-    ) -> list[RetrievedMemory]:
-        """Entries by id (hot here, or cold from here), scored by the similarity of their stored
-        vectors to ``vector``. An entry not embedded yet (found by keywords during an index
-        backlog) is embedded here, the first :data:`PENDING_EMBEDDED` of ``ids`` (not stored: the
-        index worker does that); any beyond get similarity 0.
-        """
-        if not ids:
-            return []
-        live = [e for e in self.table.by_ids(None, ids) if self.accepts(e)]
+    def fetch(self, ids: Sequence[str], user_id: str | None) -> Fetched:
+        """Entries by id (hot here, or cold from here) with their stored vectors: what
+        :meth:`memories_for` scores, read before the query's vector is known. An entry not
+        embedded yet (found by keywords during an index backlog) is given its cheap vector here,
+        the first :data:`PENDING_EMBEDDED` of ``ids`` (not stored: the index worker does that)."""
+        live = [e for e in self.table.by_ids(None, ids) if self.accepts(e)] if ids else []
         vectors = self.stores.for_scope(scope_of(user_id)).vectors([e.id for e in live]) if live else {}
         order = {entry_id: i for i, entry_id in enumerate(ids)}
         pending = sorted((e for e in live if e.id not in vectors), key=lambda e: order.get(e.id, 0))
@@ -174,9 +180,29 @@ class RagLayer:
             embedded = self._embed([e.index_text[:EMBED_MAX_CHARS] for e in pending])
             vectors.update(zip((e.id for e in pending), embedded, strict=True))
             fresh = {e.id for e in pending}
+        return Fetched(live, vectors, fresh)
+
+    def memories_for(
+        self,
+        ids: Sequence[str],
+        vector: Vector,
+        user_id: str | None,
+        tick: int,
+        *,
+        fetched: Fetched | None = None,
+    ) -> list[RetrievedMemory]:
+        """Entries by id, scored by the similarity of their vectors to ``vector`` (see
+        :meth:`fetch`, whose result may be passed when it was read ahead; any entry without a
+        vector gets similarity 0)."""
+        if not ids:
+            return []
+        known = fetched if fetched is not None else self.fetch(ids, user_id)
+        wanted = set(ids)
+        live = [e for e in known.live if e.id in wanted]
+        vectors = {e.id: known.vectors[e.id] for e in live if e.id in known.vectors}
         similarity = {hit.id: hit.similarity for hit in nearest(vector, vectors, len(vectors))}
         return [
-            self._found(entry, similarity.get(entry.id, 0.0), tick, provisional=entry.id in fresh)
+            self._found(entry, similarity.get(entry.id, 0.0), tick, provisional=entry.id in known.fresh)
             for entry in live
         ]
 

@@ -23,7 +23,7 @@ from dataclasses import replace
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.domain.types import Layer, RetrievedMemory
 from memory.domain.when import Window
-from memory.layers.rag import RagLayer, Vector
+from memory.layers.rag import Fetched, RagLayer, Vector
 from memory.record import keyword
 from memory.retrieval import ranking
 from memory.retrieval.relevance import Bar
@@ -31,6 +31,10 @@ from memory.retrieval.relevance import Bar
 IN_WINDOW = 1.0
 """Added to the score of a memory made in the time the query names (fused scores are below 0.1):
 it ranks above every memory of another time; among themselves, by relevance."""
+KeywordHits = dict[Layer, tuple[list[tuple[str, float]], Fetched]]
+"""Each layer's keyword ranking of one query (``(entry id, bm25 score)``, best first) and its
+hits read with their vectors (the query's vector is not needed for either)."""
+NOTHING = Fetched([], {}, set())
 DEEP_LAYERS = (Layer.TEMPORARY, Layer.SUMMARY)
 """The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
 
@@ -92,6 +96,7 @@ class CandidateSearch:
         *,
         bridged: set[str] | None = None,
         window: Window | None = None,
+        keyword_hits: KeywordHits | None = None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         """Every layer's candidates, best first, more than selection needs (it may skip some).
 
@@ -101,10 +106,31 @@ class CandidateSearch:
                 beside ``terms`` without counting as more query words.
             window: the time the query names (:mod:`memory.domain.when`): that window's memories,
                 best match first, are one more ranking (hybrid mode).
+            keyword_hits: :meth:`keyword_hits` of the same query, found while its vector was
+                being computed (else searched here).
         """
         if self.config.mode == RetrievalMode.HYBRID:
-            return self._across_layers(vector, terms, bridged or set(), window, user_id, tick, limit, bar)
+            if keyword_hits is None:
+                keyword_hits = self.keyword_hits(terms, bridged or set(), user_id, limit)
+            return self._across_layers(vector, keyword_hits, len(terms), window, user_id, tick, limit, bar)
         return self._per_layer(vector, user_id, tick, limit, bar)
+
+    def keyword_hits(
+        self, terms: set[str], bridged: set[str], user_id: str | None, limit: int | None
+    ) -> KeywordHits:
+        """Each layer's keyword ranking for a hybrid retrieval (needs no query vector)."""
+        if self.config.mode != RetrievalMode.HYBRID:
+            return {}
+        found: KeywordHits = {}
+        for layer, rag in self.layers.items():
+            depth = self._depth(layer, limit)
+            if depth > 0:
+                wide = depth * self.config.candidate_multiplier
+                hits = rag.keyword_ranking(
+                    self.keywords, terms, wide, user_id, with_cold=self._deep(layer), extra=bridged
+                )
+                found[layer] = (hits, rag.fetch([entry_id for entry_id, _ in hits], user_id))
+        return found
 
     def _depth(self, layer: Layer, limit: int | None) -> int:
         config = self.config
@@ -150,8 +176,8 @@ class CandidateSearch:
     def _across_layers(
         self,
         vector: Vector,
-        terms: set[str],
-        bridged: set[str],
+        keyword_hits: KeywordHits,
+        terms_count: int,
         window: Window | None,
         user_id: str | None,
         tick: int,
@@ -163,15 +189,14 @@ class CandidateSearch:
         timed: list[RetrievedMemory] = []
         hits: list[tuple[str, float]] = []
         home: dict[str, RagLayer] = {}
+        fetched: dict[int, Fetched] = {}
         for layer, rag in self.layers.items():
             depth = self._depth(layer, limit)
             if depth <= 0:
                 continue
             wide = depth * config.candidate_multiplier
             layer_dense = self._dense(rag, vector, wide, user_id, tick)
-            layer_hits = rag.keyword_ranking(
-                self.keywords, terms, wide, user_id, with_cold=self._deep(layer), extra=bridged
-            )
+            layer_hits, fetched[id(rag)] = keyword_hits.get(layer, ([], NOTHING))
             if window is not None and layer in DEEP_LAYERS:
                 timed.extend(rag.window_ranking(vector, window, wide, user_id, tick))
             dense.extend(layer_dense)
@@ -188,7 +213,8 @@ class CandidateSearch:
             if entry_id not in by_id:
                 missing.setdefault(id(home[entry_id]), (home[entry_id], []))[1].append(entry_id)
         for rag, ids in missing.values():
-            by_id.update({m.entry.id: m for m in rag.memories_for(ids, vector, user_id, tick)})
+            read = rag.memories_for(ids, vector, user_id, tick, fetched=fetched.get(id(rag)))
+            by_id.update({m.entry.id: m for m in read})
         hits = [hit for hit in hits if hit[0] in by_id]  # what SQLite holds live
         # a keyword hit's similarity is known (from its stored vector): one as similar as the
         # dense hits was missed by the approximate search, and takes its place in the ranking
@@ -198,7 +224,7 @@ class CandidateSearch:
             (m for i, m in by_id.items() if i in found_dense or m.similarity >= lowest),
             key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id),
         )
-        weight = config.keyword_weight * keyword_trust(len(terms), config.keyword_terms)
+        weight = config.keyword_weight * keyword_trust(terms_count, config.keyword_terms)
         if config.fusion != "score":
             fused = ranking.fuse(
                 [m.entry.id for m in dense],

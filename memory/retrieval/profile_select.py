@@ -8,7 +8,11 @@ same embedder as the memories; a key or value word in the query counts as a full
 the best are shown while they fit: "我对什么过敏？" finds the allergy set first among a thousand
 keys. A fact longer than the whole budget is shown cut, never the budget blown.
 
-Fact vectors are embedded on first use and kept (by fact id: a fact never changes its text).
+Fact vectors are embedded on first use and kept (by fact id: a fact never changes its text),
+with the embedder's cheap tier when it has two; a retrieval embeds at most
+:data:`EMBEDDED_PER_RETRIEVAL` new facts (the most recently set), so a thousand keys cost a first
+retrieval no more than a hundred do: the others rank by their key and value words until a later
+retrieval has embedded them.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from memory.domain.types import ProfileFact
+from memory.index.embeddings import tiered
 
 ELLIPSIS = "…"
 LINE_OVERHEAD = 4
@@ -30,6 +35,8 @@ LINE_OVERHEAD = 4
 KEPT_VECTORS = 50_000
 """Fact vectors kept in memory at most (about 100 MB with a 512-dimensional embedder)."""
 EMBED_BATCH = 256
+EMBEDDED_PER_RETRIEVAL = 96
+"""Facts a retrieval embeds at most (about 0.1 s with the cheap tier)."""
 _WORD = re.compile(r"[a-z0-9]+")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -98,40 +105,58 @@ class ProfileSelector:
     ) -> list[ProfileFact]:
         vectors = self._vectors_of(facts)
         query = np.asarray(query_vector, dtype=np.float32)
-        similarity = vectors @ (query / (np.linalg.norm(query) or 1.0))
+        query /= np.linalg.norm(query) or 1.0
         terms = {t.lower() for t in query_terms}
         scores = [
-            1.0 if _named(fact, terms) else float(similarity[i]) for i, fact in enumerate(facts)
-        ]  # a named key or value outranks any cosine
+            _named(fact, terms) or _cosine(vectors.get(fact.id), query) for fact in facts
+        ]  # a named key or value outranks any cosine; a fact not embedded yet, any embedded one
         order = sorted(range(len(facts)), key=lambda i: -scores[i])  # stable: newer first on ties
         return [facts[i] for i in order]
 
-    def _vectors_of(self, facts: Sequence[ProfileFact]) -> np.ndarray:
+    def _vectors_of(self, facts: Sequence[ProfileFact]) -> dict[str, np.ndarray]:
         with self._lock:
-            missing = [f for f in facts if f.id not in self._vectors]
+            missing = [f for f in facts if f.id not in self._vectors][:EMBEDDED_PER_RETRIEVAL]
+        tiers = tiered(self.embeddings)
         for start in range(0, len(missing), EMBED_BATCH):
             batch = missing[start : start + EMBED_BATCH]
             texts = [_text(f) for f in batch]
-            embedded = np.asarray(self.embeddings.embed_documents(texts), dtype=np.float32)
+            rows = tiers.embed_cheap(texts) if tiers is not None else self.embeddings.embed_documents(texts)
+            embedded = np.asarray(rows, dtype=np.float32)
             embedded /= np.maximum(np.linalg.norm(embedded, axis=1, keepdims=True), 1e-12)
             with self._lock:
                 self._vectors.update(zip((f.id for f in batch), embedded, strict=True))
         with self._lock:
-            rows = []
+            found = {}
             for fact in facts:
-                self._vectors.move_to_end(fact.id)
-                rows.append(self._vectors[fact.id])
+                if fact.id in self._vectors:
+                    self._vectors.move_to_end(fact.id)
+                    found[fact.id] = self._vectors[fact.id]
             while len(self._vectors) > max(KEPT_VECTORS, len(facts)):
                 self._vectors.popitem(last=False)
-        return np.stack(rows)
+        return found
+
+
+def _cosine(vector: np.ndarray | None, query: np.ndarray) -> float:
+    return -1.0 if vector is None else float(vector @ query)
 
 
 def _text(fact: ProfileFact) -> str:
     return f"{fact.key.replace('_', ' ')}: {fact.value}"
 
 
-def _named(fact: ProfileFact, terms: set[str]) -> bool:
-    """A query word is one of the key's or value's words, or (Chinese) inside either."""
-    text = f"{fact.key} {fact.value}".lower()
-    words = set(_WORD.findall(text.replace("_", " ")))
-    return any(t in words or (_HAN.search(t) and len(t) >= 2 and t in text) for t in terms)
+def _named(fact: ProfileFact, terms: set[str]) -> float:
+    """0 when no query word is one of the key's or value's words (or, Chinese, inside either);
+    else above any cosine: 1, plus the share of the key's words the query holds (asking for
+    ``fact_0500`` ranks that key above ``fact_0499``), plus 0.5 when the value is named too."""
+    key, value = fact.key.lower(), fact.value.lower()
+
+    def hits(text: str) -> set[str]:
+        words = set(_WORD.findall(text.replace("_", " ")))
+        return {t for t in terms if t in words or (_HAN.search(t) and len(t) >= 2 and t in text)}
+
+    in_key, in_value = hits(key), hits(value)
+    if not in_key and not in_value:
+        return 0.0
+    key_words = set(_WORD.findall(key.replace("_", " "))) or {key}
+    covered = sum(1 for w in key_words if w in in_key or any(t in w for t in in_key if _HAN.search(t)))
+    return 1.0 + covered / len(key_words) + (0.5 if in_value else 0.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -51,6 +52,10 @@ query's rarest 64 words anyway; tokenising all of a 20,000-character query cost 
 """Candidates below the cut a retrieval reports (for the inspector)."""
 QueryInput = str | Sequence[str]
 """A query: one text, or the recent dialogue as turns, oldest first (the user's newest last)."""
+
+
+QUERY_THREADS = 8
+"""Retrievals whose query vector can be computed at once, each while its own record reads run."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,11 @@ class MemoryRetriever:
         if self._bridging():
             preload()
         self._degraded = False
+        self._embedder = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="persona-memory-query")
+
+    def close(self) -> None:
+        """Let the query threads end (a retrieval under way finishes)."""
+        self._embedder.shutdown(wait=False)
 
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query; both empty strings on an empty store."""
@@ -160,6 +170,8 @@ class MemoryRetriever:
         user_id = check_user_id(user_id)
         limit = None if top_k is None else check_top_k(top_k)
         now = self.now()
+        # the query's models run (outside the interpreter lock) while the record is read
+        embedding = self._embedder.submit(query_vector, parsed, self.embeddings, EMBED_MAX_CHARS)
         self._catch_up()
         active = self._active_window(user_id)
         known = self._profile(user_id)
@@ -167,15 +179,18 @@ class MemoryRetriever:
         words: set[str] = set()
         bar: Bar | None = None
         try:
-            vector = query_vector(parsed, self.embeddings, EMBED_MAX_CHARS)  # as memories are
             terms = self._keyword_terms(parsed)
             bridged = self._bridged(parsed, terms)
             words = terms | bridged
-            floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
-            bar = self.floor.bar(vector) if floored else None
             tick = self.db.tick_of(scope_of(user_id))
             window = window_of(parsed.latest, now) if self.config.time_windows else None
-            found = self.search.rank(vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window)
+            hits = self.search.keyword_hits(terms, bridged, user_id, limit)
+            vector = embedding.result()  # as memories are embedded
+            floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
+            bar = self.floor.bar(vector) if floored else None
+            found = self.search.rank(
+                vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits
+            )
         except Exception as exc:
             self._report_degraded(exc)
             memories, misses, degraded = [], [], True

@@ -31,7 +31,7 @@ from memory.errors import (
     StoreError,
 )
 from memory.introspection.state import SHARED_LABEL
-from memory.server import mcp_tools, page
+from memory.server import mcp_tools, page, payloads
 from memory.server.guards import (
     GRANT,
     SESSION_COOKIE,
@@ -187,7 +187,7 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         """``debug_state()``: counts per layer, jobs, store and index health."""
         found = await service.state(persona, grant.user(user_id))
         if grant.user_id is not None:  # a key for one user sees no other user's id or counts
-            found.pop("users", None)
+            return payloads.one_user_state(found)
         return found
 
     @app.get("/inspect", response_class=HTMLResponse, include_in_schema=False)
@@ -223,7 +223,12 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
 
     for persona_id, mcp_app in mcp_apps.items():
         app.mount(f"/v1/personas/{persona_id}", mcp_app)
-    app.add_middleware(CapBody, limit=config.max_body_bytes, timeout=config.body_timeout_seconds)
+    app.add_middleware(
+        CapBody,
+        limit=config.max_body_bytes,
+        timeout=config.body_timeout_seconds,
+        per_key=config.max_bodies_per_key,
+    )
     app.add_middleware(RequireKey, key=config.api_key.get_secret_value(), ring=ring)
     app.add_middleware(NoFraming)  # outermost: refusals carry the headers too
     if is_loopback(bind):

@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
 from memory.errors import AccessDeniedError, InvalidInputError, MemoryEngineError
+from memory.server import payloads
 from memory.server.guards import GRANT
 from memory.server.keys import ADMIN, Grant
 from memory.server.service import MemoryService
@@ -82,7 +83,7 @@ def build_mcp(service: MemoryService, persona: str, *, user_id: str | None = Non
     async def memory_state(ctx: Context, user_id: str | None = None) -> str:
         state = await _engine(service.state(persona, user(user_id, ctx)))
         if one_user(ctx):  # acting for one user: no other user's id or counts
-            state.pop("users", None)
+            state = payloads.one_user_state(state)
         return json.dumps(state, ensure_ascii=False)
 
     for tool in (recall_memory, remember, forget_memory, memory_state):

@@ -140,3 +140,13 @@ def cold_tier(entries: Sequence[MemoryEntry], query: str, limit: int) -> list[Js
     found = [e for e in entries if not needle or needle in f"{e.note or ''}\n{e.content}".casefold()]
     found.sort(key=lambda e: e.created_at, reverse=True)
     return [entry_json(e) for e in found[:limit]]
+
+
+USER_STATE = ("persona", "persona_name", "active_capacity", "static_count", "embedding_model", "user")
+"""What the state shows a caller acting for one user: the persona's own figures and that user's,
+no count that moves when another user writes, no path of the store."""
+
+
+def one_user_state(state: Json) -> Json:
+    """``debug_state()`` cut to :data:`USER_STATE` (REST and MCP, for a key of one user)."""
+    return {name: state[name] for name in USER_STATE if name in state}
