@@ -33,8 +33,10 @@ LEGACY_INDEX = "use-multilingual:use-multilingual-v3; scopes in clear"
 """What built an index before the record named it (USE alone, user ids in its metadata)."""
 CATCH_UP_BATCH = 16
 """Entries embedded per step of a bounded catch-up (a few milliseconds each)."""
-WORK_BATCH = 256
-"""Entries the worker embeds per step (it checks between steps whether the engine is closing)."""
+WORK_BATCH = 1024
+"""Entries the worker embeds per step (it checks between steps whether the engine is closing):
+Chroma takes large upserts faster (a 5,000-interaction import until searchable: 375/s with 256,
+447/s with 1,024)."""
 ENRICH_BATCH = 64
 """Entries enriched per step (about a second of E5 on 2 cores; requests go first meanwhile)."""
 REPAIR_INDEX_SECONDS = 2.0
