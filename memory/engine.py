@@ -129,8 +129,9 @@ def open_engine(
     try:
         engine = _wire(config, persona, summary_model, now, jobs, data_dir, lock, opened)
         engine.background = background
-        engine.sync.repair(**({} if background else {"budget_seconds": 0.0}))
-        engine.eraser.finish_unfinished()
+        if background or engine.eraser.tombstones.unfinished():  # maintenance reads no index
+            engine.sync.repair(**({} if background else {"budget_seconds": 0.0}))
+            engine.eraser.finish_unfinished()
         if background:
             engine.sync.start_worker()
         return engine

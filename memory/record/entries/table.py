@@ -93,6 +93,21 @@ class EntryTable(WholeRows):
             grouped.setdefault(str(scope), set()).add(str(entry_id))
         return grouped
 
+    def indexed_by_scope(self, layer: Layer) -> dict[str, int]:
+        """How many of a layer's entries (its cold ones included) the vector index should hold
+        (indexed or searchable), by scope."""
+        params = (
+            layer.value,
+            Layer.ARCHIVED.value,
+            layer.value,
+            int(IndexState.INDEXED),
+            int(IndexState.SEARCHABLE),
+        )
+        rows = self.db.query(
+            f"SELECT scope, COUNT(*) FROM entries WHERE {HOME} AND indexed IN (?, ?) GROUP BY scope", params
+        )
+        return {str(scope): int(count) for scope, count in rows}  # type: ignore[call-overload]
+
     def ids_between(self, layer: Layer, scope: str, start: float, end: float, limit: int) -> list[str]:
         """Ids of one scope's entries of a layer (its cold ones included) made in ``[start,
         end)`` (epoch seconds), newest first, at most ``limit``."""
