@@ -38,3 +38,11 @@ def test_no_prompt_holds_more_profile_than_its_budget(make_manager, config: Memo
         assert facts and shown <= 300, question
     story = manager.retrieve_memories("讲讲那个故事", user_id="u1").profile
     assert story[0].key == "story" and story[0].value.endswith("…")  # cut, not left out
+
+
+def test_a_key_asked_by_its_name_is_shown_before_its_neighbours(make_manager, config: MemoryConfig) -> None:
+    manager = make_manager(config)
+    _thousand_keys(manager)
+    for question in ["collection_500 是什么", "what is my collection_500?"]:
+        shown = manager.retrieve_memories(question, user_id="u1").profile
+        assert shown and shown[0].key == "collection_500", (question, [f.key for f in shown[:3]])

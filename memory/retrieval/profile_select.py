@@ -9,10 +9,8 @@ the best are shown while they fit: "我对什么过敏？" finds the allergy set
 keys. A fact longer than the whole budget is shown cut, never the budget blown.
 
 Fact vectors are embedded on first use and kept (by fact id: a fact never changes its text),
-with the embedder's cheap tier when it has two; a retrieval embeds at most
-:data:`EMBEDDED_PER_RETRIEVAL` new facts (the most recently set), so a thousand keys cost a first
-retrieval no more than a hundred do: the others rank by their key and value words until a later
-retrieval has embedded them.
+with the embedder's cheap tier when it has two (a thousand keys: about 1.3 s at the first
+retrieval after a start, once).
 """
 
 from __future__ import annotations
@@ -35,8 +33,6 @@ LINE_OVERHEAD = 4
 KEPT_VECTORS = 50_000
 """Fact vectors kept in memory at most (about 100 MB with a 512-dimensional embedder)."""
 EMBED_BATCH = 256
-EMBEDDED_PER_RETRIEVAL = 96
-"""Facts a retrieval embeds at most (about 0.1 s with the cheap tier)."""
 _WORD = re.compile(r"[a-z0-9]+")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -109,13 +105,13 @@ class ProfileSelector:
         terms = {t.lower() for t in query_terms}
         scores = [
             _named(fact, terms) or _cosine(vectors.get(fact.id), query) for fact in facts
-        ]  # a named key or value outranks any cosine; a fact not embedded yet, any embedded one
+        ]  # a named key or value outranks any cosine
         order = sorted(range(len(facts)), key=lambda i: -scores[i])  # stable: newer first on ties
         return [facts[i] for i in order]
 
     def _vectors_of(self, facts: Sequence[ProfileFact]) -> dict[str, np.ndarray]:
         with self._lock:
-            missing = [f for f in facts if f.id not in self._vectors][:EMBEDDED_PER_RETRIEVAL]
+            missing = [f for f in facts if f.id not in self._vectors]
         tiers = tiered(self.embeddings)
         for start in range(0, len(missing), EMBED_BATCH):
             batch = missing[start : start + EMBED_BATCH]

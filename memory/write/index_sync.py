@@ -259,10 +259,13 @@ class IndexSync:
         return built_by not in (None, name)
 
     def rebuild(self) -> int:
-        """Drop every collection and index all live entries again; returns how many are live."""
-        for layer in self.layers.values():
-            layer.drop_all()
-        self.run()
+        """Drop every collection and index all live entries again; returns how many are live.
+        No enrichment runs meanwhile (it would write to a dropped collection)."""
+        with self._enrich_lock:
+            with self._lock:
+                for layer in self.layers.values():
+                    layer.drop_all()
+            self.run()
         return sum(layer.count(all_scopes=True) for layer in self.layers.values())
 
     def export_archived(self, *, recovering: bool = False) -> int:
