@@ -8,9 +8,9 @@ same embedder as the memories; a key or value word in the query counts as a full
 the best are shown while they fit: "我对什么过敏？" finds the allergy set first among a thousand
 keys. A fact longer than the whole budget is shown cut, never the budget blown.
 
-Fact vectors are embedded on first use and kept (by fact id: a fact never changes its text),
-with the embedder's cheap tier when it has two (a thousand keys: about 1.3 s at the first
-retrieval after a start, once).
+Fact vectors are embedded on first use and kept (by fact id: a fact never changes its text);
+more than :data:`FULL_UP_TO` at once with the embedder's cheap tier when it has two (a thousand
+keys: about 1.3 s at the first retrieval after a start instead of 17).
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ LINE_OVERHEAD = 4
 KEPT_VECTORS = 50_000
 """Fact vectors kept in memory at most (about 100 MB with a 512-dimensional embedder)."""
 EMBED_BATCH = 256
+FULL_UP_TO = 64
+"""Facts a retrieval embeds with the full model at most; more (a thousand keys after a start)
+get the embedder's cheap tier."""
 _WORD = re.compile(r"[a-z0-9]+")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -113,12 +116,15 @@ class ProfileSelector:
         with self._lock:
             missing = [f for f in facts if f.id not in self._vectors]
         tiers = tiered(self.embeddings)
+        cheap = tiers if tiers is not None and len(missing) > FULL_UP_TO else None
         for start in range(0, len(missing), EMBED_BATCH):
             batch = missing[start : start + EMBED_BATCH]
             texts = [_text(f) for f in batch]
-            rows = tiers.embed_cheap(texts) if tiers is not None else self.embeddings.embed_documents(texts)
+            rows = cheap.embed_cheap(texts) if cheap is not None else self.embeddings.embed_documents(texts)
             embedded = np.asarray(rows, dtype=np.float32)
             embedded /= np.maximum(np.linalg.norm(embedded, axis=1, keepdims=True), 1e-12)
+            if cheap is not None:  # its cosine with a full query, scaled to stand in for the full one
+                embedded *= cheap.cheap_scale
             with self._lock:
                 self._vectors.update(zip((f.id for f in batch), embedded, strict=True))
         with self._lock:
