@@ -66,6 +66,9 @@ class IndexSync:
         """Held while one batch is embedded and upserted (a retrieval's catch-up waits only that)."""
         self._archive_lock = threading.Lock()
         self._enrich_lock = threading.Lock()
+        self._counting = threading.Lock()
+        self._importing = 0
+        """Bulk imports under way: background enrichment waits for them (they go first)."""
         """Held while the archive file is appended to or rewritten (an erase waits only that)."""
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -105,7 +108,9 @@ class IndexSync:
                     self.repair()
                 elif self.has_pending():
                     self.run(worker=True)
-                self.enrich(until=lambda: self._stopping.is_set() or self.has_pending())
+                self.enrich(
+                    until=lambda: self._stopping.is_set() or self._importing > 0 or self.has_pending()
+                )
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
                 self._failed("background indexing", exc)
 
@@ -136,6 +141,18 @@ class IndexSync:
         waits for the indexing backlog."""
         with self._archive_lock, self._exclusive_export():
             return self.archive.remove(drop)
+
+    @contextlib.contextmanager
+    def importing(self) -> Iterator[None]:
+        """Hold background enrichment back while a bulk import runs (it resumes after)."""
+        with self._counting:
+            self._importing += 1
+        try:
+            yield
+        finally:
+            with self._counting:
+                self._importing -= 1
+            self.notify()
 
     def has_pending(self) -> bool:
         """Whether anything derived is behind SQLite (cheap: two indexed lookups)."""

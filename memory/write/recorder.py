@@ -221,14 +221,15 @@ class Recorder:
                 f"{len(report.skipped)} bad record(s), nothing imported ({shown}); "
                 "fix them or pass skip_invalid=True",
             )
-        for start in range(0, len(valid), batch_size):
-            batch = valid[start : start + batch_size]
-            new = self.commit(batch)
-            self.sync.flush()
-            report.imported += new
-            report.already += len(batch) - new
-            if progress is not None:
-                progress(len(batch))
+        with self.sync.importing():
+            for start in range(0, len(valid), batch_size):
+                batch = valid[start : start + batch_size]
+                new = self.commit(batch)
+                self.sync.flush()
+                report.imported += new
+                report.already += len(batch) - new
+                if progress is not None:
+                    progress(len(batch))
         report.seconds = time.perf_counter() - started
         return report
 
