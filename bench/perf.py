@@ -237,15 +237,15 @@ def bench_embeddings(quick: bool) -> dict[str, dict[str, Any]]:
     from langchain_core.embeddings import Embeddings
 
     from memory.config import EmbeddingConfig
+    from memory.index.e5 import BlendedEmbeddings
     from memory.index.embeddings import (
         BLEND_PROVIDER,
         HF_PROVIDER,
         PACKAGED_MINILM,
         USE_PROVIDER,
-        BlendedEmbeddings,
-        UniversalSentenceEncoderEmbeddings,
         get_embeddings,
     )
+    from memory.index.use import UniversalSentenceEncoderEmbeddings
 
     rng = random.Random(3)
     sentences = [synthetic_texts(rng)[0] for _ in range(500 if quick else 2000)]

