@@ -24,6 +24,7 @@ from memory.domain.persona import Persona
 from memory.domain.tokens import JIEBA
 from memory.domain.types import Layer
 from memory.errors import ConfigError
+from memory.index.cache_files import cache_folder
 from memory.index.chroma import ChromaBackend
 from memory.index.embeddings import describe, get_embeddings, warm_up_in_background
 from memory.index.heap import cap_malloc_arenas, scrub_freed_memory
@@ -142,10 +143,21 @@ def open_engine(
         raise
 
 
+def _jieba_folder(data_dir: Path) -> Path:
+    """Where jieba keeps its dictionary cache (9 MB): the user's cache folder, shared by every
+    data folder; the data folder when that cannot be made."""
+    folder = cache_folder()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return data_dir
+    return folder
+
+
 def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Database, ModuleType]:
     """The system of record (SQLite file or Postgres schema) and its keyword index module."""
     installers = (journal.install, entry_table.install, profile_table.install, tombstones.install)
-    tokenizer, jieba_cache = config.retrieval.keyword_tokenizer, data_dir
+    tokenizer, jieba_cache = config.retrieval.keyword_tokenizer, _jieba_folder(data_dir)
     if config.store.record == RecordKind.POSTGRES:
         dsn = config.store.postgres_dsn.get_secret_value()
         if not dsn:

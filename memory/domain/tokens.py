@@ -51,7 +51,7 @@ def _jieba_cut(text: str, cache_dir: Path | None = None) -> list[str]:
 
 
 def load_jieba(cache_dir: Path | None) -> None:
-    """Load jieba's dictionary now, caching it in ``cache_dir`` (the data folder)."""
+    """Load jieba's dictionary now, caching it in ``cache_dir`` (the user's cache folder)."""
     _jieba_cut("", cache_dir)
 
 

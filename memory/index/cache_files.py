@@ -18,15 +18,19 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 
+def cache_folder() -> Path:
+    """``$XDG_CACHE_HOME/persona-memory`` (default ``~/.cache``): shared by every data folder."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "persona-memory"
+
+
 def cache_file(name: str, sources: Iterable[Path], suffix: str) -> Path:
-    """``$XDG_CACHE_HOME/persona-memory/<name>-<digest><suffix>`` (default ``~/.cache``), the
-    digest taken over each source file's name, size and modification time."""
+    """``<cache_folder>/<name>-<digest><suffix>``, the digest taken over each source file's name,
+    size and modification time."""
     digest = hashlib.sha256()
     for source in sources:
         stat = source.stat()
         digest.update(f"{source.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "persona-memory" / f"{name}-{digest.hexdigest()[:24]}{suffix}"
+    return cache_folder() / f"{name}-{digest.hexdigest()[:24]}{suffix}"
 
 
 def read_cache(path: Path) -> bytes | None:

@@ -28,7 +28,7 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
     Args:
         conn: the entries database connection (the token function is registered on it).
         tokenizer: ``"jieba"`` or ``"trigram"``.
-        cache_dir: where jieba may write its dictionary cache (the data folder).
+        cache_dir: where jieba may write its dictionary cache (the user's cache folder).
     """
     if not isinstance(conn, SqliteConnection):
         raise TypeError("the FTS5 keyword index needs a SQLite database")
