@@ -88,7 +88,6 @@ class Engine:
     def close(self) -> None:
         """Stop the jobs and the worker, flush derived state, close files, release the lock."""
         self.scheduler.shutdown()
-        self.retriever.close()
         try:
             self.sync.stop_worker()
             self.sync.run(index=self.background)

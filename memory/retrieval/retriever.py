@@ -9,6 +9,7 @@ failing gives empty RAG text and one logged warning per outage, never an excepti
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -56,6 +57,17 @@ QueryInput = str | Sequence[str]
 
 QUERY_THREADS = 8
 """Retrievals whose query vector can be computed at once, each while its own record reads run."""
+_threads: ThreadPoolExecutor | None = None
+_threads_lock = threading.Lock()
+
+
+def _query_threads() -> ThreadPoolExecutor:
+    """The process's threads that embed queries (one set for every engine, like the models)."""
+    global _threads
+    with _threads_lock:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="persona-memory-query")
+        return _threads
 
 
 @dataclass(frozen=True)
@@ -129,11 +141,6 @@ class MemoryRetriever:
         if self._bridging():
             preload()
         self._degraded = False
-        self._embedder = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="persona-memory-query")
-
-    def close(self) -> None:
-        """Let the query threads end (a retrieval under way finishes)."""
-        self._embedder.shutdown(wait=False)
 
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a query; both empty strings on an empty store."""
@@ -171,7 +178,7 @@ class MemoryRetriever:
         limit = None if top_k is None else check_top_k(top_k)
         now = self.now()
         # the query's models run (outside the interpreter lock) while the record is read
-        embedding = self._embedder.submit(query_vector, parsed, self.embeddings, EMBED_MAX_CHARS)
+        embedding = _query_threads().submit(query_vector, parsed, self.embeddings, EMBED_MAX_CHARS)
         self._catch_up()
         active = self._active_window(user_id)
         known = self._profile(user_id)
