@@ -99,7 +99,9 @@ def _write_file(path: Path, lines: Iterable[str]) -> None:
             os.fsync(handle.fileno())
         os.replace(temp, target)
     except FileExistsError:
-        raise InvalidInputError("path", f"{temp} exists: another export is writing there") from None
+        raise InvalidInputError(
+            "path", f"{temp} exists: another export is writing there, or one was cut short (then remove it)"
+        ) from None
     except OSError as exc:
         temp.unlink(missing_ok=True)
         raise InvalidInputError("path", f"cannot write {path}: {exc.strerror or exc}") from None
