@@ -193,6 +193,7 @@ async def test_weighted_mode_ranks_by_similarity_times_weight(
     manager = open_manager(config)
     fill(manager, [f"音乐话题{i}：我喜欢民谣和吉他" for i in range(8)])
     await manager.run_summary_now()
+    await manager.aflush(enrich=True)  # every vector full: the similarities compare alike
     memories = manager.retrieve_memories("民谣").memories
     assert len(memories) == 4
     assert all(m.entry.layer == Layer.TEMPORARY for m in memories)

@@ -118,6 +118,7 @@ def test_a_dialogue_query_reads_the_earlier_turns(make_manager, config) -> None:
 def test_a_one_turn_dialogue_is_a_plain_query(make_manager, config) -> None:
     manager = _manager(make_manager, config)
     told(manager, [*FACTS, "结束"])
+    manager.flush(enrich=True)  # the same vectors for both: none enriched between them
     plain = manager.retrieve_memories("我对什么过敏？").memories
     listed = manager.retrieve_memories(["我对什么过敏？"]).memories
     assert [m.entry.id for m in plain] == [m.entry.id for m in listed]
