@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +25,7 @@ from memory.config_sections import RecordKind
 from memory.domain.persona import Persona
 from memory.domain.tokens import JIEBA
 from memory.domain.types import Layer
-from memory.errors import ConfigError
+from memory.errors import ConfigError, ReadOnlyStoreError
 from memory.index.cache_files import cache_folder
 from memory.index.chroma import ChromaBackend
 from memory.index.embeddings import describe, get_embeddings, warm_up_in_background
@@ -54,6 +56,7 @@ from memory.write.index_sync import IndexSync
 from memory.write.recorder import Recorder
 
 Job = Callable[[], Awaitable[object]]
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -90,7 +93,8 @@ class Engine:
         self.scheduler.shutdown()
         try:
             self.sync.stop_worker()
-            self.sync.run(index=self.background)
+            if not self.db.read_only:
+                self.sync.run(index=self.background)
         finally:
             self.backend.close()
             self.db.close()
@@ -120,15 +124,22 @@ def open_engine(
     cap_malloc_arenas(config.store.malloc_arena_max)
     scrub_freed_memory(config.store.scrub_freed_memory)
     data_dir = Path(config.data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    read_only = data_dir.is_dir() and not os.access(data_dir, os.W_OK)
+    if read_only:  # reads need no lock: nothing here can be written, by this process or another
+        logger.warning("%s is read-only: the memory is open for reading; writes are refused", data_dir)
+        background = False
+    else:
+        _make_folder(data_dir)
     lock = None
-    if config.store.mode == StoreMode.PERSISTENT:
+    if config.store.mode == StoreMode.PERSISTENT and not read_only:
         lock = FolderLock(data_dir / f"{persona.id}.lock")
         lock.acquire()
     opened: list[Callable[[], object]] = [lock.release] if lock is not None else []
     try:
-        engine = _wire(config, persona, summary_model, now, jobs, data_dir, lock, opened)
+        engine = _wire(config, persona, summary_model, now, jobs, data_dir, lock, opened, read_only)
         engine.background = background
+        if read_only:
+            return engine
         if background or engine.eraser.tombstones.unfinished():  # maintenance reads no index
             engine.sync.repair(**({} if background else {"budget_seconds": 0.0}))
             engine.eraser.finish_unfinished()
@@ -142,21 +153,19 @@ def open_engine(
         raise
 
 
-def _jieba_folder(data_dir: Path) -> Path:
-    """Where jieba keeps its dictionary cache (9 MB): the user's cache folder, shared by every
-    data folder; the data folder when that cannot be made."""
-    folder = cache_folder()
+def _make_folder(data_dir: Path) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return data_dir
-    return folder
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReadOnlyStoreError(f"cannot make the data folder {data_dir}: {exc.strerror}") from exc
 
 
-def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Database, ModuleType]:
+def _record(
+    config: MemoryConfig, persona: Persona, data_dir: Path, read_only: bool
+) -> tuple[Database, ModuleType]:
     """The system of record (SQLite file or Postgres schema) and its keyword index module."""
     installers = (journal.install, entry_table.install, profile_table.install, tombstones.install)
-    tokenizer, jieba_cache = config.retrieval.keyword_tokenizer, _jieba_folder(data_dir)
+    tokenizer, jieba_cache = config.retrieval.keyword_tokenizer, cache_folder(or_else=data_dir)
     if config.store.record == RecordKind.POSTGRES:
         dsn = config.store.postgres_dsn.get_secret_value()
         if not dsn:
@@ -170,12 +179,14 @@ def _record(config: MemoryConfig, persona: Persona, data_dir: Path) -> tuple[Dat
         record = PostgresDatabase(
             dsn, f"persona_{persona.id}", installers=(*installers, install), vacuum_on_erase=vacuum
         )
+        record.folder, record.read_only = data_dir, read_only  # the index and archive live there
         return record, pg_keyword
     install = functools.partial(fts.install, tokenizer=tokenizer, cache_dir=jieba_cache)
     database = SqliteDatabase(
         data_dir / f"{persona.id}.sqlite3",
         synchronous=config.store.sqlite_synchronous,
         installers=(*installers, install),
+        read_only=read_only,
     )
     return database, keyword
 
@@ -189,11 +200,12 @@ def _wire(
     data_dir: Path,
     lock: FolderLock | None,
     opened: list[Callable[[], object]],
+    read_only: bool,
 ) -> Engine:
-    db, keywords = _record(config, persona, data_dir)
+    db, keywords = _record(config, persona, data_dir, read_only)
     opened.append(db.close)
     embeddings = get_embeddings(config.embedding)
-    backend = ChromaBackend(config.store, data_dir)
+    backend = ChromaBackend(config.store, data_dir, snapshot=read_only)
     opened.append(backend.close)
 
     erased = Tombstones(db)
@@ -262,7 +274,8 @@ def _wire(
         cleanup_interval=config.summary.cleanup_interval_seconds,
     )
     sync.adopt_index(db, f"{describe(config.embedding)}; {INDEX_LAYOUT}")
-    static.load()
+    if not read_only:
+        static.load()
     purge = pg_keyword.purge if keywords is pg_keyword else fts.purge
     eraser = Eraser(db, table, rag_layers, sync, purge=purge, tombstones=erased)
     return Engine(

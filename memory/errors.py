@@ -72,6 +72,10 @@ class StoreUnavailableError(StoreError):
     """The vector store is failing; the circuit breaker is open."""
 
 
+class ReadOnlyStoreError(StoreError):
+    """The data folder is read-only: nothing was written (reads still work); the message names it."""
+
+
 class StorageFullError(StoreError):
     """The disk holding the data folder is full: nothing was written; free space and retry."""
 

@@ -110,9 +110,12 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         await self.stop()
 
     async def start(self) -> None:
-        """Start the scheduled summary and clean-up jobs (idempotent; needs a running loop)."""
+        """Start the scheduled summary and clean-up jobs (idempotent; needs a running loop; none
+        on a memory opened read-only)."""
         self._check_open()
         engine = self._engine
+        if engine.db.read_only:
+            return
         runs = await asyncio.to_thread(
             first_runs,
             engine.db,

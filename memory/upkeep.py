@@ -166,6 +166,7 @@ class MemoryUpkeep:
                 erased here.
         """
         engine = self._check_open()
+        engine.db.check_writable()
         count = transfer.import_export(engine, Path(path), allow_erased=allow_erased)
         self.flush()
         return count
@@ -174,6 +175,8 @@ class MemoryUpkeep:
 
     def reindex(self: OpenManager) -> int:
         """Rebuild the vector index from SQLite; returns how many entries were indexed."""
-        return self._check_open().sync.rebuild()
+        engine = self._check_open()
+        engine.db.check_writable()
+        return engine.sync.rebuild()
 
     areindex = async_twin(reindex)

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 from conftest import config_env
@@ -38,6 +39,23 @@ def test_a_memory_is_found_before_its_enrichment(make_manager) -> None:
     assert manager.debug_state()["store"]["pending_enrichment"] == 0
     again = manager.retrieve_memories("What food am I allergic to?", user_id="u1")
     assert any("花生" in m.entry.content and not m.entry.provisional for m in again.memories)
+
+
+def test_retrievals_go_before_the_enrichment_backlog(make_manager) -> None:
+    manager = make_manager()
+    manager.import_interactions(FILLER * 3)  # about 30 batches of enrichment for the worker
+    manager.flush()
+    manager.retrieve_memories("热身", user_id="u1")
+    before = manager.debug_state()["store"]["pending_enrichment"]
+    while manager.debug_state()["store"]["pending_enrichment"] == before:
+        time.sleep(0.05)  # the worker is enriching
+    took = []
+    for query in ["我昨天吃了什么？", "What did I repair?", "公园", "咖啡买了吗", "电影好看吗"]:
+        start = time.monotonic()
+        assert manager.retrieve_memories(query, user_id="u1").memories
+        took.append(time.monotonic() - start)
+    assert manager.debug_state()["store"]["pending_enrichment"] > 0  # and still is
+    assert max(took) < 2.0, took  # a request waits for no batch of it (one takes seconds)
 
 
 CHILD = textwrap.dedent(

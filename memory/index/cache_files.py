@@ -18,9 +18,19 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 
-def cache_folder() -> Path:
-    """``$XDG_CACHE_HOME/persona-memory`` (default ``~/.cache``): shared by every data folder."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "persona-memory"
+def cache_folder(*, or_else: Path | None = None) -> Path:
+    """``$XDG_CACHE_HOME/persona-memory`` (default ``~/.cache``): shared by every data folder.
+
+    Args:
+        or_else: make the folder, and return this one when it cannot be made.
+    """
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "persona-memory"
+    if or_else is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return or_else
+    return folder
 
 
 def cache_file(name: str, sources: Iterable[Path], suffix: str) -> Path:

@@ -12,6 +12,7 @@ import contextlib
 import functools
 import logging
 import shutil
+import tempfile
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -49,11 +50,17 @@ class ChromaBackend:
     Args:
         config: the ``store`` section (mode, host, port...).
         persist_dir: the data folder; the embedded index lives in ``persist_dir/chroma``.
+        snapshot: open a private copy of the embedded index, removed at close (a read-only
+            folder: Chroma cannot open an index it may not write).
     """
 
-    def __init__(self, config: StoreConfig, persist_dir: Path) -> None:
+    def __init__(self, config: StoreConfig, persist_dir: Path, *, snapshot: bool = False) -> None:
         self.config = config
         self.path = persist_dir / "chroma"
+        self._copy: tempfile.TemporaryDirectory[str] | None = None
+        if snapshot and config.mode != StoreMode.HTTP:
+            self._copy = _copied(self.path)
+            self.path = Path(self._copy.name) / "chroma"
         self.breaker = CircuitBreaker(
             failure_threshold=config.breaker_failure_threshold,
             initial_backoff=config.breaker_initial_backoff_seconds,
@@ -266,7 +273,22 @@ class ChromaBackend:
             with contextlib.suppress(Exception):
                 self.deadline.run(functools.partial(_close_quietly, client))
         self.deadline.close()
+        if self._copy is not None:
+            self._copy.cleanup()
         trim_malloc()
+
+
+def _copied(index: Path) -> tempfile.TemporaryDirectory[str]:
+    """A temporary folder holding a copy of ``index`` (as ``chroma``)."""
+    copy = tempfile.TemporaryDirectory(prefix="persona-memory-read-only-")
+    try:
+        if index.is_dir():
+            shutil.copytree(index, Path(copy.name) / "chroma")
+    except OSError as exc:
+        copy.cleanup()
+        raise StoreError(f"cannot copy the read-only vector index {index} to read it: {exc}") from exc
+    logger.info("the read-only vector index %s is read from a copy in %s", index, copy.name)
+    return copy
 
 
 def _close_quietly(client: Any) -> None:

@@ -12,9 +12,13 @@ from __future__ import annotations
 import abc
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol
+
+from memory.errors import ReadOnlyStoreError
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +46,8 @@ class Connection(Protocol):
 
     dialect: str
     """``"sqlite"`` or ``"postgres"``."""
+    read_only: bool
+    """An installer only checks what it would create (a memory opened read-only)."""
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> Cursor: ...
 
@@ -80,8 +86,12 @@ class Database(abc.ABC):
     SCHEMA = _SCHEMA
     location = ""
     """Where the record lives, for messages (a file path, or a server and database)."""
+    read_only = False
+    """Opened for reading only: every transaction is refused."""
+    folder: Path | None = None
+    """The data folder the persona's files live in: a write is refused while it is read-only
+    (the vector index and the archive could not follow it)."""
 
-    @abc.abstractmethod
     def transaction(self, *, durable: bool = True) -> contextlib.AbstractContextManager[Connection]:
         """One write transaction; commits on success, rolls back on any exception.
 
@@ -89,7 +99,28 @@ class Database(abc.ABC):
             durable: the commit waits until the write is on disk (what acknowledges an
                 interaction); ``False`` lets a server confirm first (a retrieval's decay tick:
                 SQLite's WAL mode with ``synchronous=NORMAL`` gives that to every commit).
+
+        Raises:
+            ReadOnlyStoreError: the record or its data folder is read-only; nothing is written.
         """
+        self.check_writable()
+        return self._transaction(durable=durable)
+
+    def check_writable(self) -> None:
+        """Raise :class:`ReadOnlyStoreError` when a write could not be completed everywhere."""
+        if self.read_only:
+            raise ReadOnlyStoreError(
+                f"the memory in {self.folder or self.location} was opened read-only "
+                "(its folder could not be written): nothing was written; reads work"
+            )
+        if self.folder is not None and not os.access(self.folder, os.W_OK):
+            raise ReadOnlyStoreError(
+                f"the data folder {self.folder} is read-only: nothing was written; reads work"
+            )
+
+    @abc.abstractmethod
+    def _transaction(self, *, durable: bool) -> contextlib.AbstractContextManager[Connection]:
+        """The backend's write transaction (:meth:`transaction` has checked the folder)."""
 
     @abc.abstractmethod
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory.domain.tokens import JIEBA, TRIGRAM, index_tokens, load_jieba
+from memory.errors import ReadOnlyStoreError
 from memory.record.db import Connection, write_meta
 from memory.record.sqlite import SqliteConnection
 
@@ -40,6 +41,13 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
     version = f"{tokenizer}/{INDEX_VERSION}"
     rebuild = row is None or row[0] != version
+    if conn.read_only:
+        if rebuild:
+            raise ReadOnlyStoreError(
+                f"the keyword index needs rebuilding for {version} and the record is read-only: "
+                "open it once where it can be written"
+            )
+        return False
     if rebuild:
         conn.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
         conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")

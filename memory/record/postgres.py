@@ -50,6 +50,7 @@ class PostgresConnection:
     """A :class:`memory.record.db.Connection` over a psycopg connection (inside a transaction)."""
 
     dialect = "postgres"
+    read_only = False
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
@@ -154,7 +155,7 @@ class PostgresDatabase(Database):
         return self._conn
 
     @contextlib.contextmanager
-    def transaction(self, *, durable: bool = True) -> Iterator[Connection]:
+    def _transaction(self, *, durable: bool = True) -> Iterator[Connection]:
         """One write transaction under the persona's advisory lock; commits on success
         (``durable=False``: without waiting for the server's disk)."""
         with self._lock:

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from memory.errors import StorageFullError, StoreError, StoreLockedError
+from memory.errors import ReadOnlyStoreError, StorageFullError, StoreError, StoreLockedError
 from memory.record.db import Connection, Cursor, Database, Installer
 
 logger = logging.getLogger(__name__)
@@ -27,8 +27,9 @@ class SqliteConnection:
 
     dialect = "sqlite"
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False) -> None:
         self.raw = conn
+        self.read_only = read_only
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> Cursor:
         return self.raw.execute(sql, tuple(params))
@@ -87,31 +88,47 @@ class SqliteDatabase(Database):
     """
 
     def __init__(
-        self, path: Path, *, synchronous: str = "NORMAL", installers: Sequence[Installer] = ()
+        self,
+        path: Path,
+        *,
+        synchronous: str = "NORMAL",
+        installers: Sequence[Installer] = (),
+        read_only: bool = False,
     ) -> None:
         self.path = path
         self.location = str(path)
+        self.folder = path.parent
+        self.read_only = read_only
         self._lock = threading.RLock()
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._conn = sqlite3.connect(
-                str(path), isolation_level=None, check_same_thread=False, timeout=30.0
-            )
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn = self._connect(path, read_only)
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"cannot open the memory database {path}: {exc}") from exc
+        try:
+            if not read_only:
+                self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: erased is gone
             check = self._conn.execute("PRAGMA quick_check").fetchone()
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
-            self._wrapped = SqliteConnection(self._conn)
+            self._wrapped = SqliteConnection(self._conn, read_only=read_only)
             self._wrapped.script(self.SCHEMA)
             with self._lock:
                 for install in installers:
                     install(self._wrapped)
+        except ReadOnlyStoreError:
+            self._conn.close()
+            raise
         except sqlite3.OperationalError as exc:
             with contextlib.suppress(Exception):
                 self._conn.close()
+            if read_only and "readonly" in str(exc).lower():
+                raise ReadOnlyStoreError(
+                    f"the memory database {path} needs an upgrade, and its folder is read-only: "
+                    "open it once where it can be written"
+                ) from exc
             raise StoreError(f"cannot open the memory database {path}: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             with contextlib.suppress(Exception):
@@ -122,8 +139,21 @@ class SqliteDatabase(Database):
                 f"{path.name}.corrupt) to start this persona with an empty memory."
             ) from exc
 
+    @staticmethod
+    def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
+        """A connection; read-only ones never create or change a file (``immutable`` when the
+        folder cannot hold the WAL's shared-memory file: nothing can write there either)."""
+        options = {"isolation_level": None, "check_same_thread": False, "timeout": 30.0}
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return sqlite3.connect(str(path), **options)  # type: ignore[arg-type]
+        if not path.is_file():
+            raise ReadOnlyStoreError(f"{path.parent} is read-only and holds no memory database {path.name}")
+        immutable = "" if Path(f"{path}-shm").exists() else "&immutable=1"
+        return sqlite3.connect(f"{path.as_uri()}?mode=ro{immutable}", uri=True, **options)  # type: ignore[arg-type]
+
     @contextlib.contextmanager
-    def transaction(self, *, durable: bool = True) -> Iterator[Connection]:
+    def _transaction(self, *, durable: bool = True) -> Iterator[Connection]:
         """One write transaction; commits on success, rolls back on any exception."""
         with self._lock:
             try:
@@ -158,7 +188,7 @@ class SqliteDatabase(Database):
                 "free some space and retry (the engine resumes by itself)"
             )
         if "readonly" in text or "read-only" in text:
-            return StoreError(
+            return ReadOnlyStoreError(
                 f"the memory database {self.path} cannot be written ({error}); nothing was written"
             )
         return None
@@ -176,7 +206,7 @@ class SqliteDatabase(Database):
 
     def writable(self) -> bool:
         """Whether the file may be written (a read-only folder or file says no)."""
-        return os.access(self.path, os.W_OK)
+        return not self.read_only and os.access(self.path, os.W_OK)
 
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Run a read query and return all rows."""

@@ -34,7 +34,8 @@ KEY = "erase_key"
 def install(conn: Connection) -> None:
     """Create the ``tombstones`` table and the record's hash key (an :data:`memory.record.db.Installer`)."""
     conn.script(SCHEMA)
-    write_meta(conn, KEY, secrets.token_hex(32), keep=True)
+    if not conn.read_only:
+        write_meta(conn, KEY, secrets.token_hex(32), keep=True)
 
 
 class Tombstones:

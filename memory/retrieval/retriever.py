@@ -31,7 +31,7 @@ from memory.domain.twins import async_twin
 from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.domain.validation import check_top_k, check_user_id
 from memory.domain.when import window_of
-from memory.errors import StoreUnavailableError
+from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.layers.active import ActiveLayer
 from memory.layers.decay_tick import DecayTick
 from memory.layers.rag import EMBED_MAX_CHARS, RagLayer, Vector
@@ -304,5 +304,7 @@ class MemoryRetriever:
         try:
             if self.decay.apply(user_id, memories):
                 self.sync.notify()  # vectors move between tiers; forgotten entries go to the archive file
+        except ReadOnlyStoreError:
+            pass  # a memory that cannot be written does not age: reading it changes nothing
         except Exception as exc:
             logger.warning("decay tick failed (%s); the retrieval is still served", exc)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from memory.domain.types import ExportState, IndexState, Layer
-from memory.errors import StoreUnavailableError
+from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.index.breaker import BreakerState, CircuitBreaker
 from memory.layers.rag import RagLayer
 from memory.record.archive import ArchivedMemory, MemoryArchive
@@ -158,6 +158,18 @@ class IndexSync:
         """Whether anything derived is behind SQLite (cheap: two indexed lookups)."""
         return self.table.has_pending_index() or self.table.has_unexported()
 
+    def writable(self) -> bool:
+        """Whether derived state may be written (a read-only folder: the work waits, and a
+        failing write does not open the breaker that reads go through)."""
+        try:
+            self.table.db.check_writable()
+        except ReadOnlyStoreError as exc:
+            if self.last_error != str(exc):
+                logger.warning("index work waits: %s", exc)
+            self.last_error = str(exc)
+            return False
+        return True
+
     def pending(self) -> int:
         """Live entries not yet in the vector index."""
         return self.table.pending_index_count()
@@ -169,6 +181,8 @@ class IndexSync:
     def flush(self, *, enrich: bool = False) -> bool:
         """Apply all pending work now, waiting for it (``enrich``: the enrichment too); False
         if the store is failing."""
+        if not self.writable():
+            return False
         done = self.run() if self.has_pending() else True
         if done and enrich:
             return self.enrich(until=lambda: False)
@@ -178,6 +192,8 @@ class IndexSync:
         """Store the full vectors of searchable entries, one batch at a time, until none is
         left or ``until()`` says to stop (new writes to index first, the engine closing).
         Returns False if the store failed."""
+        if not self.writable():
+            return False
         try:
             for layer in self.layers.values():
                 while not until() and self._enrich_batch(layer):
@@ -196,6 +212,8 @@ class IndexSync:
         deadline = time.monotonic() + budget_seconds
         if not self.table.has_pending_index():
             return True
+        if not self.writable():
+            return False
         if not self._lock.acquire(timeout=max(budget_seconds, 0.0)):
             return False
         try:
@@ -220,6 +238,8 @@ class IndexSync:
             worker: the background worker's run, which ends early when the worker is stopped.
             index: index pending entries (False: the archive file only; no model is loaded).
         """
+        if not self.writable():
+            return False
         exported = True
         try:
             with self._archive_lock, self._exclusive_export():
@@ -261,6 +281,11 @@ class IndexSync:
         worker then embed every entry again. Returns whether it did.
         """
         built_by = db.get_meta(INDEX_KEY)
+        if db.read_only and built_by != name:
+            raise ReadOnlyStoreError(
+                f"the vector index was built by {built_by or 'an older version'}, not {name}, and "
+                "the folder is read-only: open the memory once where it can be written"
+            )
         try:
             if built_by is None and any(layer.stores.existing_names() for layer in self.layers.values()):
                 built_by = LEGACY_INDEX

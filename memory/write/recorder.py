@@ -200,6 +200,7 @@ class Recorder:
         progress: Callable[[int], object] | None,
     ) -> ImportReport:
         """Validate every record, then commit and index in batches (see ``import_interactions``)."""
+        self.db.check_writable()
         if isinstance(batch_size, bool) or not isinstance(batch_size, int):
             raise InputTypeError("batch_size", "an int", batch_size)
         if batch_size < 1:
