@@ -33,6 +33,7 @@ from memory.index.heap import cap_malloc_arenas, scrub_freed_memory
 from memory.index.scoped import INDEX_LAYOUT, ScopedStores
 from memory.layers.active import ActiveLayer
 from memory.layers.decay_tick import DecayTick
+from memory.layers.fact_vectors import FactVectors
 from memory.layers.rag import RagLayer
 from memory.layers.static import StaticLayer
 from memory.layers.summary import SummaryLayer
@@ -224,7 +225,15 @@ def _wire(
     static = StaticLayer(table, stores(Layer.STATIC), persona.static_dir, now)
     rag_layers: dict[Layer, RagLayer] = {rag.layer: rag for rag in (temporary, summary, static)}
     export_lock = data_dir / f"{persona.id}.export.lock"
-    sync = IndexSync(table, rag_layers, archive, breaker=backend.breaker, export_lock=export_lock)
+    fact_vectors = FactVectors(profile, embeddings)
+    sync = IndexSync(
+        table,
+        rag_layers,
+        archive,
+        breaker=backend.breaker,
+        export_lock=export_lock,
+        fact_vectors=fact_vectors,
+    )
     model = summary_model if summary_model is not None else load_model_factory(config.summary.model_factory)
     summarizer = Summarizer(
         model,
@@ -240,6 +249,7 @@ def _wire(
         profile,
         config.retrieval,
         embeddings,
+        fact_vectors=fact_vectors,
         sync=sync,
         decay=DecayTick(db, temporary, (temporary, summary)),
         locale=config.locale,
@@ -273,7 +283,8 @@ def _wire(
         summary_interval=config.summary.interval_seconds,
         cleanup_interval=config.summary.cleanup_interval_seconds,
     )
-    sync.adopt_index(db, f"{describe(config.embedding)}; {INDEX_LAYOUT}")
+    if sync.adopt_index(db, f"{describe(config.embedding)}; {INDEX_LAYOUT}"):
+        fact_vectors.drop()
     if not read_only:
         static.load()
     purge = pg_keyword.purge if keywords is pg_keyword else fts.purge

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memory import MemoryConfig, MemoryManager
 from memory.domain.formatter import format_profile
+from memory.index.embeddings import get_embeddings
 
 THINGS = ["邮票", "硬币", "明信片", "书签", "徽章", "钥匙扣", "贴纸", "磁铁"]
 
@@ -46,3 +47,24 @@ def test_a_key_asked_by_its_name_is_shown_before_its_neighbours(make_manager, co
     for question in ["collection_500 是什么", "what is my collection_500?"]:
         shown = manager.retrieve_memories(question, user_id="u1").profile
         assert shown and shown[0].key == "collection_500", (question, [f.key for f in shown[:3]])
+
+
+def test_a_thousand_keys_are_embedded_once_not_at_every_start(
+    make_manager, config: MemoryConfig, monkeypatch
+) -> None:
+    first = make_manager(config)
+    _thousand_keys(first)
+    first.flush(enrich=True)  # the worker stores each fact's vector beside it
+    first.close()
+    again = make_manager(config)
+    embedder = get_embeddings(config.embedding)
+    embedded: list[str] = []
+    for name in ("embed_documents", "embed_cheap"):
+        original = getattr(embedder, name)
+        monkeypatch.setattr(embedder, name, lambda texts, _f=original: embedded.extend(texts) or _f(texts))
+    result = again.retrieve_memories("What am I allergic to?", user_id="u1")
+    assert "花生" in result.rag_text
+    assert embedded == []  # no fact embedded again after the restart
+    again.remember("上海", user_id="u1", key="home_city")
+    assert "上海" in again.retrieve_memories("我住在哪个城市？", user_id="u1").rag_text
+    assert embedded in ([], ["home city: 上海"])  # the new one, at most once (the worker may be first)

@@ -36,6 +36,8 @@ EXPORTED = tuple(_COLUMNS.split(", "))
 def install(conn: Connection) -> None:
     """Create the ``profile`` table (an :data:`memory.record.db.Installer`)."""
     conn.script(SCHEMA)
+    if "vector" not in conn.columns("profile"):
+        conn.script("ALTER TABLE profile ADD COLUMN vector BLOB")  # a current fact's embedding
 
 
 def _fact(row: Sequence[object]) -> ProfileFact:
@@ -86,7 +88,8 @@ class ProfileTable:
         if current is not None and newer_only and float(current[4]) > since.timestamp():
             return _fact(current)
         conn.execute(
-            "UPDATE profile SET valid_until = ? WHERE scope = ? AND key = ? AND valid_until IS NULL",
+            "UPDATE profile SET valid_until = ?, vector = NULL "
+            "WHERE scope = ? AND key = ? AND valid_until IS NULL",
             (since.timestamp(), scope, key),
         )
         fact = ProfileFact(str(uuid.uuid4()), key, value, since, source, user_id)
@@ -133,6 +136,40 @@ class ProfileTable:
             (scope_of(user_id), key),
         )
         return [_fact(r) for r in rows]
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, bytes]:
+        """The stored embeddings of some facts (those that have one)."""
+        found: dict[str, bytes] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.query(
+                f"SELECT id, vector FROM profile WHERE id IN ({marks}) AND vector IS NOT NULL", chunk
+            )
+            found.update((str(fact_id), bytes(vector)) for fact_id, vector in rows)  # type: ignore[call-overload]
+        return found
+
+    def without_vector(self, limit: int) -> list[ProfileFact]:
+        """Current facts whose embedding is not stored yet, oldest first."""
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM profile WHERE valid_until IS NULL AND vector IS NULL "
+            "ORDER BY seq LIMIT ?",
+            (limit,),
+        )
+        return [_fact(r) for r in rows]
+
+    def store_vectors(self, vectors: dict[str, bytes]) -> None:
+        """Store embeddings of facts (a fact superseded or erased meanwhile gets none)."""
+        with self.db.transaction(durable=False) as conn:
+            conn.executemany(
+                "UPDATE profile SET vector = ? WHERE id = ? AND valid_until IS NULL",
+                [(vector, fact_id) for fact_id, vector in vectors.items()],
+            )
+
+    def drop_vectors(self) -> None:
+        """Forget every stored embedding (another model made them)."""
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE profile SET vector = NULL WHERE vector IS NOT NULL")
 
     def count(self, user_id: str | None = None, *, all_scopes: bool = False) -> int:
         """Current facts (of one user, or of every user)."""

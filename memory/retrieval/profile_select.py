@@ -8,34 +8,24 @@ same embedder as the memories; a key or value word in the query counts as a full
 the best are shown while they fit: "我对什么过敏？" finds the allergy set first among a thousand
 keys. A fact longer than the whole budget is shown cut, never the budget blown.
 
-Fact vectors are embedded on first use and kept (by fact id: a fact never changes its text);
-more than :data:`FULL_UP_TO` at once with the embedder's cheap tier when it has two (a thousand
-keys: about 1.3 s at the first retrieval after a start instead of 17).
+Fact vectors come from :mod:`memory.layers.fact_vectors` (stored with each fact, filled in the
+background: a thousand keys cost a retrieval no more than a hundred).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 
 from memory.domain.types import ProfileFact
-from memory.index.embeddings import tiered
+from memory.layers.fact_vectors import FactVectors
 
 ELLIPSIS = "…"
 LINE_OVERHEAD = 4
 """Characters a fact's line adds beside its key and value ("- ", the separator, the newline)."""
-KEPT_VECTORS = 50_000
-"""Fact vectors kept in memory at most (about 100 MB with a 512-dimensional embedder)."""
-EMBED_BATCH = 256
-FULL_UP_TO = 64
-"""Facts a retrieval embeds with the full model at most; more (a thousand keys after a start)
-get the embedder's cheap tier."""
 _WORD = re.compile(r"[a-z0-9]+")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -57,17 +47,15 @@ class ProfileSelector:
     """Picks the facts of one prompt (see the module docstring).
 
     Args:
-        embeddings: the retrieval's embedder.
+        vectors: the facts' embeddings.
         max_chars: the prompt's budget for facts, in characters (``profile_chars``).
         max_facts: the most facts shown (``profile_budget``).
     """
 
-    def __init__(self, embeddings: Embeddings, max_chars: int, max_facts: int) -> None:
-        self.embeddings = embeddings
+    def __init__(self, vectors: FactVectors, max_chars: int, max_facts: int) -> None:
+        self.vectors = vectors
         self.max_chars = max_chars
         self.max_facts = max_facts
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
 
     def select(
         self, facts: Sequence[ProfileFact], query_vector: Sequence[float], query_terms: set[str]
@@ -102,7 +90,7 @@ class ProfileSelector:
     def _ranked(
         self, facts: Sequence[ProfileFact], query_vector: Sequence[float], query_terms: set[str]
     ) -> list[ProfileFact]:
-        vectors = self._vectors_of(facts)
+        vectors = self.vectors.of(facts)
         query = np.asarray(query_vector, dtype=np.float32)
         query /= np.linalg.norm(query) or 1.0
         terms = {t.lower() for t in query_terms}
@@ -112,38 +100,9 @@ class ProfileSelector:
         order = sorted(range(len(facts)), key=lambda i: -scores[i])  # stable: newer first on ties
         return [facts[i] for i in order]
 
-    def _vectors_of(self, facts: Sequence[ProfileFact]) -> dict[str, np.ndarray]:
-        with self._lock:
-            missing = [f for f in facts if f.id not in self._vectors]
-        tiers = tiered(self.embeddings)
-        cheap = tiers if tiers is not None and len(missing) > FULL_UP_TO else None
-        for start in range(0, len(missing), EMBED_BATCH):
-            batch = missing[start : start + EMBED_BATCH]
-            texts = [_text(f) for f in batch]
-            rows = cheap.embed_cheap(texts) if cheap is not None else self.embeddings.embed_documents(texts)
-            embedded = np.asarray(rows, dtype=np.float32)
-            embedded /= np.maximum(np.linalg.norm(embedded, axis=1, keepdims=True), 1e-12)
-            if cheap is not None:  # its cosine with a full query, scaled to stand in for the full one
-                embedded *= cheap.cheap_scale
-            with self._lock:
-                self._vectors.update(zip((f.id for f in batch), embedded, strict=True))
-        with self._lock:
-            found = {}
-            for fact in facts:
-                if fact.id in self._vectors:
-                    self._vectors.move_to_end(fact.id)
-                    found[fact.id] = self._vectors[fact.id]
-            while len(self._vectors) > max(KEPT_VECTORS, len(facts)):
-                self._vectors.popitem(last=False)
-        return found
-
 
 def _cosine(vector: np.ndarray | None, query: np.ndarray) -> float:
     return -1.0 if vector is None else float(vector @ query)
-
-
-def _text(fact: ProfileFact) -> str:
-    return f"{fact.key.replace('_', ' ')}: {fact.value}"
 
 
 def _named(fact: ProfileFact, terms: set[str]) -> float:

@@ -34,6 +34,7 @@ from memory.domain.when import window_of
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.layers.active import ActiveLayer
 from memory.layers.decay_tick import DecayTick
+from memory.layers.fact_vectors import FactVectors
 from memory.layers.rag import EMBED_MAX_CHARS, RagLayer, Vector
 from memory.record import keyword
 from memory.record.db import Database
@@ -95,6 +96,7 @@ class MemoryRetriever:
         active: the active layer (its window is always returned whole).
         layers: the hot searchable layers by :class:`Layer`.
         profile: the users' profile facts, put first in the prompt text (within a budget).
+        fact_vectors: their embeddings, to rank them when they do not all fit.
         config: the ``retrieval`` section.
         embeddings: the model that embeds the query (once per retrieval).
         sync: the index sync, asked for a bounded catch-up before searching.
@@ -113,6 +115,7 @@ class MemoryRetriever:
         config: RetrievalConfig,
         embeddings: Embeddings,
         *,
+        fact_vectors: FactVectors,
         sync: IndexSync,
         decay: DecayTick,
         locale: str,
@@ -137,7 +140,7 @@ class MemoryRetriever:
         )
         self.search = CandidateSearch(layers, config, self.keywords)
         self.floor = RelevanceFloor(embeddings, config.floor_margin)
-        self.facts = ProfileSelector(embeddings, config.profile_chars, config.profile_budget)
+        self.facts = ProfileSelector(fact_vectors, config.profile_chars, config.profile_budget)
         if self._bridging():
             preload()
         self._degraded = False

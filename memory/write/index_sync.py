@@ -20,6 +20,7 @@ from pathlib import Path
 from memory.domain.types import ExportState, IndexState, Layer
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.index.breaker import BreakerState, CircuitBreaker
+from memory.layers.fact_vectors import FactVectors
 from memory.layers.rag import RagLayer
 from memory.record.archive import ArchivedMemory, MemoryArchive
 from memory.record.db import Database
@@ -55,21 +56,23 @@ class IndexSync:
         *,
         breaker: CircuitBreaker | None = None,
         export_lock: Path | None = None,
+        fact_vectors: FactVectors | None = None,
     ) -> None:
         self.table = entries
         self.layers = layers
         self.archive = archive
+        self.fact_vectors = fact_vectors
         self.breaker = breaker
         self.export_lock = export_lock
         self._outages_repaired = 0
         self._lock = threading.Lock()
         """Held while one batch is embedded and upserted (a retrieval's catch-up waits only that)."""
         self._archive_lock = threading.Lock()
+        """Held while the archive file is appended to or rewritten (an erase waits only that)."""
         self._enrich_lock = threading.Lock()
         self._counting = threading.Lock()
         self._importing = 0
         """Bulk imports under way: background enrichment waits for them (they go first)."""
-        """Held while the archive file is appended to or rewritten (an erase waits only that)."""
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
@@ -198,6 +201,9 @@ class IndexSync:
             for layer in self.layers.values():
                 while not until() and self._enrich_batch(layer):
                     pass
+            if self.fact_vectors is not None:
+                with self._enrich_lock:
+                    self.fact_vectors.fill(until=until)
         except StoreUnavailableError as exc:
             logger.debug("enrichment deferred: %s", exc)
             return False
