@@ -249,6 +249,11 @@ class StoreConfig(Section):
     hnsw_ef_search: Int = Field(200, ge=2, le=100_000, description="HNSW search breadth")
     hnsw_ef_construction: Int = Field(200, ge=2, description="HNSW build breadth")
     hnsw_max_neighbors: Int = Field(32, ge=2, description="HNSW links per node")
+    hnsw_sync_threshold: Int = Field(
+        200,
+        ge=2,
+        description="vector writes between two saves of a new collection's index (what a start replays)",
+    )
     call_timeout_seconds: Float = Field(10.0, gt=0, description="longest wait for one vector index call")
     malloc_arena_max: Int = Field(2, ge=0, description="embedded: cap glibc malloc arenas (0: leave as is)")
     scrub_freed_memory: Bool = Field(True, description="glibc overwrites freed memory (no stale text)")

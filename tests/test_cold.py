@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import jieba
 import pytest
 from conftest import budget, fill
 
@@ -117,3 +121,19 @@ def test_with_a_tier_penalty_a_hot_memory_wins_a_tie_with_a_cold_one(make_manage
     fill(manager, [PEANUT, "最后一句"])  # the same words again, now hot
     result = manager.retrieve_memories(PEANUT)
     assert len(result.memories) == 1 and not result.memories[0].revived
+
+
+def test_the_cached_word_dictionary_segments_as_jieba_does(tmp_path) -> None:
+    script = (
+        "import sys, jieba; from pathlib import Path; from memory.domain import tokens\n"
+        "tokens.load_jieba(Path(sys.argv[1]))\n"
+        "print(' '.join(jieba.cut_for_search('我上次说喜欢打羽毛球，周末去了颐和园')), len(jieba.dt.FREQ))\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    ]  # the first builds the cache from jieba's own dictionary, the second reads it
+    assert (tmp_path / f"jieba-{jieba.__version__}.prefix-dict").is_file()
+    assert runs[0] == runs[1] and "羽毛球" in runs[0]

@@ -8,12 +8,18 @@ FTS5's ``trigram`` tokenizer. In jieba mode each word is tagged with its row's s
 
 from __future__ import annotations
 
+import array
 import hashlib
 import logging
+import os
 import re
+import struct
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
 
 JIEBA = "jieba"
 TRIGRAM = "trigram"
@@ -43,11 +49,56 @@ def _jieba_cut(text: str, cache_dir: Path | None = None) -> list[str]:
         with _jieba_lock:
             if not _jieba_ready:
                 jieba.setLogLevel(logging.WARNING)
-                if cache_dir is not None:
-                    jieba.dt.tmp_dir = str(cache_dir)
-                jieba.initialize()
+                if cache_dir is None or not _load_prefix_dict(jieba.dt, cache_dir):
+                    if cache_dir is not None:
+                        jieba.dt.tmp_dir = str(cache_dir)
+                    jieba.initialize()
+                    if cache_dir is not None:
+                        _save_prefix_dict(jieba.dt, cache_dir)
                 _jieba_ready = True
     return list(jieba.cut_for_search(text))
+
+
+def _prefix_dict_file(cache_dir: Path) -> Path:
+    import jieba
+
+    return cache_dir / f"jieba-{jieba.__version__}.prefix-dict"
+
+
+def _load_prefix_dict(tokenizer: Any, cache_dir: Path) -> bool:
+    """Give jieba its prefix dictionary from :func:`_save_prefix_dict`'s file: a fifth of the time
+    of jieba's own cache (one split and one array instead of half a million unmarshalled
+    objects). False when there is no valid file."""
+    try:
+        data = _prefix_dict_file(cache_dir).read_bytes()
+        total, count, words_size = struct.unpack_from("<qqq", data)
+        start = struct.calcsize("<qqq")
+        words = data[start : start + words_size].decode("utf-8").split("\n")
+        counts = array.array("q")
+        counts.frombytes(data[start + words_size :])
+    except (OSError, struct.error, UnicodeDecodeError, ValueError):
+        return False
+    if len(words) != count or len(counts) != count:
+        return False
+    tokenizer.FREQ, tokenizer.total = dict(zip(words, counts.tolist(), strict=True)), total
+    tokenizer.initialized = True
+    return True
+
+
+def _save_prefix_dict(tokenizer: Any, cache_dir: Path) -> None:
+    words = list(tokenizer.FREQ)
+    if any("\n" in w for w in words):
+        return
+    joined = "\n".join(words).encode("utf-8")
+    header = struct.pack("<qqq", tokenizer.total, len(words), len(joined))
+    target = _prefix_dict_file(cache_dir)
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    try:
+        partial.write_bytes(header + joined + array.array("q", tokenizer.FREQ.values()).tobytes())
+        os.replace(partial, target)
+    except OSError as exc:  # a read-only cache folder: jieba's own cache serves
+        logger.debug("jieba's prefix dictionary not cached: %s", exc)
+        partial.unlink(missing_ok=True)
 
 
 def load_jieba(cache_dir: Path | None) -> None:

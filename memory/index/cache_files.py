@@ -8,6 +8,7 @@ and built again when it is missing, unreadable or stale.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -16,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
+
+KEPT_VERSIONS = 3
 
 
 def cache_folder(*, or_else: Path | None = None) -> Path:
@@ -60,3 +63,22 @@ def write_cache(path: Path, data: bytes) -> None:
         os.replace(handle.name, path)
     except OSError as exc:
         logger.debug("not cached (%s): built again at the next start", exc)
+        return
+    _prune(path)
+
+
+def _prune(path: Path) -> None:
+    """Keep the newest :data:`KEPT_VERSIONS` caches of one name (other installs of the package
+    may use the older ones)."""
+    name = path.name.rsplit("-", 1)[0]
+    versions = sorted(path.parent.glob(f"{name}-*{path.suffix}"), key=_mtime, reverse=True)
+    for old in versions[KEPT_VERSIONS:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

@@ -251,6 +251,7 @@ class ChromaBackend:
             "ef_search": self.config.hnsw_ef_search,
             "ef_construction": self.config.hnsw_ef_construction,
             "max_neighbors": self.config.hnsw_max_neighbors,
+            "sync_threshold": self.config.hnsw_sync_threshold,
         }
         return self.client().get_or_create_collection(
             name=name, configuration={"hnsw": hnsw}, embedding_function=None
