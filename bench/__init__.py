@@ -183,9 +183,9 @@ def latency_ms(seconds: Sequence[float]) -> dict[str, float]:
 
 
 def repo_root() -> Path:
-    """The repository holding ``personas/`` (next to the package, else the working directory)."""
+    """The repository holding ``bench/`` (next to the package, else the working directory)."""
     for candidate in (Path(__file__).resolve().parents[1], Path.cwd()):
-        if (candidate / "personas").is_dir():
+        if (candidate / "bench").is_dir():
             return candidate
     return Path.cwd()
 

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from bench import QUERIES, folder_bytes, latency_ms, repo_root, synthetic_records, synthetic_texts
 from memory.config import MemoryConfig
+from memory.domain.persona import SAMPLES
 from memory.manager import MemoryManager
 
 USER = "bench-user"
@@ -37,7 +38,7 @@ def make_config(folder: Path, *, capacity: int = 10, decay: float | None = None)
     config = MemoryConfig()
     if PROVIDER is not None:
         config.embedding.provider = PROVIDER  # type: ignore[assignment]
-    config.personas_dir = str(repo_root() / "personas")
+    config.personas_dir = str(SAMPLES)
     config.data_dir = str(folder / "store")
     config.archive_dir = str(folder / "archive")
     config.active.capacity = capacity

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from bench import repo_root
 from bench.engine import BUDGET, DEFAULT_PROVIDER, HISTORY, Clock, Engine, Settings, embedder
 from bench.filler import filler_turns, reply
 from bench.recall import bm25_rankings, dense_rankings, jieba_tokens, rrf
 from bench.retention_facts import FACTS, UPDATES, Probe
 from bench.retention_report import render_facts, render_updates
+from memory.domain.persona import SAMPLES
 
 USER = "retention-user"
 PERSONA = "karin"
@@ -156,9 +156,7 @@ def run_engine(
 ) -> dict[str, Any]:
     """Chat the script into a fresh engine; probe it at every point."""
     clock = Clock(START)
-    settings = Settings(
-        PERSONA, repo_root() / "personas", forgetting=forgetting, retrieval=overrides, provider=provider
-    )
+    settings = Settings(PERSONA, SAMPLES, forgetting=forgetting, retrieval=overrides, provider=provider)
     engine = Engine(settings, clock)
     at = {p.turn: p for p in points}
     result: dict[str, Any] = {"probes": {}, "counts": {}}

@@ -20,9 +20,10 @@ from rich.table import Table
 from memory.config import MemoryConfig
 from memory.demo import load_sample, timeline
 from memory.domain import tokens
+from memory.domain.persona import SAMPLES
 from memory.manager import MemoryManager
 
-REPO_PERSONAS = Path(__file__).resolve().parents[1] / "personas"
+REPO_PERSONAS = SAMPLES
 
 
 def measure(tokenizer: str, personas_dir: Path) -> dict[str, float]:

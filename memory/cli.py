@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.config import MemoryConfig
-from memory.errors import InvalidInputError, MemoryEngineError
+from memory.errors import InvalidInputError, MemoryEngineError, needs_extra
 from memory.write.importer import FORMAT
 
 
@@ -133,16 +133,18 @@ def _state(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from memory.server.run import serve
-    from memory.server.service import MemoryService
+    with needs_extra("server", "serve"):
+        from memory.server.run import serve
+        from memory.server.service import MemoryService
 
     serve(MemoryService(args.persona, _config(args)), host=args.host, port=args.port)
     return 0
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from memory.server.mcp_tools import run_stdio
-    from memory.server.service import MemoryService
+    with needs_extra("server", "mcp"):
+        from memory.server.mcp_tools import run_stdio
+        from memory.server.service import MemoryService
 
     run_stdio(MemoryService([args.persona], _config(args)), args.persona, user_id=args.user)
     return 0
@@ -169,6 +171,26 @@ def _keys(args: argparse.Namespace) -> int:
             print(json.dumps(shown, ensure_ascii=False))
     elif not args.key_id or not ring.revoke(args.key_id):
         raise InvalidInputError("key_id", f"no key {args.key_id!r} to revoke (see `keys list`)")
+    return 0
+
+
+def _personas(args: argparse.Namespace) -> int:
+    from memory.domain.persona import SAMPLES, create_persona, persona_names
+    from memory.domain.validation import check_persona
+
+    personas_dir = Path(_config(args).personas_dir)
+    if args.action == "new":
+        if not args.name:
+            raise InvalidInputError("name", "give the new persona's folder name: `personas new NAME`")
+        folder = create_persona(personas_dir, check_persona(args.name or ""), locale=args.locale)
+        print(f"{folder}: fill in persona.toml and {folder.name}/static_memories/", file=sys.stderr)
+        print(folder)
+        return 0
+    for name in persona_names(personas_dir):
+        print(f"{name}\t{personas_dir / name}")
+    for name in persona_names(SAMPLES):
+        if not (personas_dir / name).is_dir():
+            print(f"{name}\t(shipped with the package)")
     return 0
 
 
@@ -265,6 +287,16 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("--user", help="add: the one user the key acts for (default: any user)")
     keys.add_argument("--name", help="add: a label (who holds the key)")
     keys.set_defaults(run=_keys)
+    personas = sub.add_parser(
+        "personas",
+        help="list the personas, or make a new one to fill in",
+        description="`personas list`: the personas of personas_dir and those shipped with the package; "
+        "`personas new NAME`: a folder with persona.toml and static_memories/ to fill in.",
+    )
+    personas.add_argument("action", choices=["list", "new"])
+    personas.add_argument("name", nargs="?", help="new: the persona's folder name (letters, digits, _ -)")
+    personas.add_argument("--locale", choices=["zh", "en"], default="zh", help="new: its language")
+    personas.set_defaults(run=_personas)
     state = sub.add_parser("state", help="print debug_state() as JSON")
     state.add_argument("--persona", required=True)
     state.set_defaults(run=_state)

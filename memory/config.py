@@ -84,7 +84,9 @@ class MemoryConfig(BaseSettings):
     store: StoreConfig = Field(default_factory=StoreConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     data_dir: str = Field("data/memory_store", min_length=1, description="SQLite database + Chroma folder")
-    personas_dir: str = Field("personas", min_length=1, description="personas/<name>/ folders")
+    personas_dir: str = Field(
+        "personas", min_length=1, description="folder of persona folders (else the shipped ones: karin)"
+    )
     archive_dir: str = Field("data/archive", min_length=1, description="JSONL log of forgotten memories")
     locale: str = Field("zh", pattern="^(zh|en)$", description="prompt language: zh or en")
     max_text_chars: Int = Field(20_000, ge=1, description="longest user_input / response / query")

@@ -149,9 +149,13 @@ class RetrievalConfig(Section):
     """How a query is answered across layers."""
 
     mode: RetrievalMode = Field(RetrievalMode.HYBRID, description="hybrid, quota or weighted")
-    quotas: dict[str, Int] = Field(default_factory=lambda: {"temporary": 3, "summary": 2, "static": 2})
+    quotas: dict[str, Int] = Field(
+        default_factory=lambda: {"temporary": 3, "summary": 2, "static": 2},
+        description="quota mode: memory slots reserved per layer",
+    )
     weights: dict[str, Float] = Field(
-        default_factory=lambda: {"static": 1.0, "summary": 0.9, "temporary": 0.8}
+        default_factory=lambda: {"static": 1.0, "summary": 0.9, "temporary": 0.8},
+        description="weighted mode: score factor per layer",
     )
     caps: dict[str, Int] = Field(
         default_factory=lambda: {"summary": 2, "static": 2},

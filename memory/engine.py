@@ -25,7 +25,7 @@ from memory.config_sections import RecordKind
 from memory.domain.persona import Persona
 from memory.domain.tokens import JIEBA
 from memory.domain.types import Layer
-from memory.errors import ConfigError, ReadOnlyStoreError
+from memory.errors import ConfigError, ReadOnlyStoreError, needs_extra
 from memory.index.cache_files import cache_folder
 from memory.index.chroma import ChromaBackend
 from memory.index.embeddings import describe, get_embeddings, warm_up_in_background
@@ -173,7 +173,8 @@ def _record(
             raise ConfigError("store.postgres_dsn", "is required when store.record = 'postgres'")
         if tokenizer != JIEBA:
             raise ConfigError("retrieval.keyword_tokenizer", "the Postgres record indexes with jieba only")
-        from memory.record.postgres import PostgresDatabase  # psycopg is an optional extra
+        with needs_extra("postgres", "store.record = 'postgres'"):
+            from memory.record.postgres import PostgresDatabase
 
         install = functools.partial(pg_keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
         vacuum = config.store.postgres_vacuum_on_erase

@@ -7,6 +7,9 @@ chatbot can catch one root. Input and configuration errors also derive from the 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 
 class MemoryEngineError(Exception):
     """Root of every error raised by persona-memory (``MemoryError`` is a Python built-in)."""
@@ -91,3 +94,20 @@ class AccessDeniedError(MemoryEngineError, PermissionError):
 class CallTimeout(TimeoutError):
     """A backend call did not finish before its deadline (it may still be running on its thread).
     Internal: the index turns it into :class:`StoreUnavailableError` before any caller sees it."""
+
+
+class MissingExtraError(MemoryEngineError, ImportError):
+    """A part of the package needs an optional extra that is not installed (the message says
+    which ``pip install`` adds it)."""
+
+
+@contextlib.contextmanager
+def needs_extra(extra: str, what: str) -> Iterator[None]:
+    """Turn a missing optional module met inside the block into :class:`MissingExtraError`."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        raise MissingExtraError(
+            f"{what} needs the {extra} extra ({exc.name} is not installed): "
+            f"pip install 'persona-memory[{extra}]'"
+        ) from exc

@@ -16,6 +16,7 @@ from memory.domain.twins import async_twin
 from memory.domain.types import Interaction
 from memory.domain.validation import check_user_id
 from memory.engine import Engine
+from memory.errors import needs_extra
 from memory.integrations import chat, tools
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class LangChainSurface:
         """A LangGraph ``BaseStore`` over this persona's memories (needs the ``langgraph``
         extra): namespace ``(prefix, user_id)`` is that user's memory; ``put`` remembers,
         ``search`` retrieves, ``delete`` forgets (see :mod:`memory.integrations.graph_store`)."""
-        from memory.integrations.graph_store import MemoryStore  # the langgraph extra is optional
+        with needs_extra("langgraph", "as_store()"):
+            from memory.integrations.graph_store import MemoryStore
 
         return MemoryStore(self, self._check_open(), prefix=prefix)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 from memory import InputTypeError, InvalidInputError, Layer, MemoryConfig, MemoryManager
 from memory.cli import main
 from memory.demo import load_sample
+from memory.domain.persona import SAMPLES
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -23,7 +27,7 @@ def test_sample_dialogue_is_long_enough_to_overflow() -> None:
 
 def test_karin_has_at_least_twenty_static_memories(tmp_path: Path) -> None:
     config = MemoryConfig()
-    config.personas_dir = str(REPO / "personas")
+    config.personas_dir = str(SAMPLES)
     config.data_dir = str(tmp_path / "store")
     config.archive_dir = str(tmp_path / "archive")
     manager = MemoryManager("karin", config)
@@ -34,11 +38,35 @@ def test_karin_has_at_least_twenty_static_memories(tmp_path: Path) -> None:
         manager.close()
 
 
+def test_a_new_persona_is_made_listed_and_opened_without_a_personas_folder(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "memory", "--data-dir", str(tmp_path / "d"), *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+
+    assert run("personas", "list").stdout.split() == ["karin", "(shipped", "with", "the", "package)"]
+    assert run("state", "--persona", "karin").returncode == 0  # the shipped one, no folder needed
+    made = run("personas", "new", "mika", "--locale", "en")
+    assert made.returncode == 0 and (tmp_path / "personas" / "mika" / "persona.toml").is_file()
+    assert run("personas", "new", "mika").returncode == 2  # never over a folder that exists
+    assert "mika" in run("personas", "list").stdout
+    assert json.loads(run("state", "--persona", "mika").stdout)["static_count"] == 0  # the template: none
+    memories = tmp_path / "personas" / "mika" / "static_memories" / "about.md"
+    memories.write_text(
+        memories.read_text() + "I grew up in Kamakura.\n\nI play the cello.\n", encoding="utf-8"
+    )
+    assert json.loads(run("state", "--persona", "mika").stdout)["static_count"] == 2
+    refused = run("personas", "new", "../escape")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert not (tmp_path / "escape").exists()
+
+
 def test_demo_runs_and_finds_every_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         [
             "--personas-dir",
-            str(REPO / "personas"),
+            str(SAMPLES),
             "--data-dir",
             str(tmp_path / "demo"),
             "demo",
@@ -61,7 +89,7 @@ def _jsonl(path: Path, lines: list[str]) -> Path:
 
 
 def _args(tmp_path: Path, *rest: str) -> list[str]:
-    return ["--personas-dir", str(REPO / "personas"), "--data-dir", str(tmp_path / "d"), *rest]
+    return ["--personas-dir", str(SAMPLES), "--data-dir", str(tmp_path / "d"), *rest]
 
 
 def test_import_command_keeps_timestamps_and_layer_rules(tmp_path, capsys) -> None:
@@ -112,7 +140,7 @@ def test_import_skip_invalid_reports_and_continues(tmp_path, capsys) -> None:
 
 def test_reindex_rebuilds_the_vector_index_from_sqlite(tmp_path, capsys) -> None:
     config = MemoryConfig()
-    config.personas_dir = str(REPO / "personas")
+    config.personas_dir = str(SAMPLES)
     config.data_dir = str(tmp_path / "d" / "memory_store")
     config.archive_dir = str(tmp_path / "d" / "archive")
     config.active.capacity = 1
@@ -157,7 +185,7 @@ def test_importing_the_same_file_twice_adds_nothing(tmp_path, capsys) -> None:
     after = json.loads(capsys.readouterr().out)
     assert after["interactions_recorded"] == before["interactions_recorded"] == 14
     assert after["users"]["u42"] == before["users"]["u42"]
-    config = MemoryConfig(personas_dir=str(REPO / "personas"), data_dir=str(tmp_path / "d" / "memory_store"))
+    config = MemoryConfig(personas_dir=str(SAMPLES), data_dir=str(tmp_path / "d" / "memory_store"))
     config.archive_dir = str(tmp_path / "d" / "archive")
     with MemoryManager("karin", config) as manager:
         window = manager.inspector.entries(Layer.ACTIVE, "u42")
@@ -200,15 +228,16 @@ def test_import_help_documents_the_jsonl_keys(capsys) -> None:
 def test_an_unknown_persona_names_the_absolute_folder_searched(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     code = main(
-        ["--personas-dir", "personas", "--data-dir", str(tmp_path / "d"), "state", "--persona", "karin"]
+        ["--personas-dir", "personas", "--data-dir", str(tmp_path / "d"), "state", "--persona", "nobody"]
     )
     err = capsys.readouterr().err
     assert code == 2 and str(tmp_path / "personas") in err and "Traceback" not in err
+    assert "shipped: karin" in err
 
 
 def test_forget_user_erases_only_with_confirmation(tmp_path, capsys) -> None:
     config = MemoryConfig()
-    config.personas_dir = str(REPO / "personas")
+    config.personas_dir = str(SAMPLES)
     config.data_dir = str(tmp_path / "d" / "memory_store")
     config.archive_dir = str(tmp_path / "d" / "archive")
     manager = MemoryManager("karin", config)
@@ -228,7 +257,7 @@ def test_forget_user_erases_only_with_confirmation(tmp_path, capsys) -> None:
 
 
 def test_the_common_options_work_after_the_command_too(tmp_path, capsys) -> None:
-    after = ["--personas-dir", str(REPO / "personas"), "--data-dir", str(tmp_path / "d")]
+    after = ["--personas-dir", str(SAMPLES), "--data-dir", str(tmp_path / "d")]
     assert main(["state", "--persona", "karin", *after]) == 0
     state = json.loads(capsys.readouterr().out)
     assert state["persona"] == "karin" and Path(state["store"]["database"]).is_relative_to(tmp_path)
@@ -239,8 +268,33 @@ def test_state_into_a_pipe_closed_early_ends_quietly(tmp_path) -> None:
     import sys
 
     command = (
-        f"{sys.executable} -m memory --personas-dir {REPO / 'personas'} --data-dir {tmp_path / 'd'} "
+        f"{sys.executable} -m memory --personas-dir {SAMPLES} --data-dir {tmp_path / 'd'} "
         "state --persona karin | true"  # the reader is gone before the state is written
     )
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300)
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("blocked", "command", "extra"),
+    [
+        ("fastapi", "main(['serve', '--persona', 'karin'])", "server"),
+        ("mcp", "main(['mcp', '--persona', 'karin'])", "server"),
+        ("langgraph", "MemoryManager('karin', MemoryConfig()).as_store()", "langgraph"),
+    ],
+)
+def test_a_missing_extra_is_one_line_naming_the_install(
+    tmp_path, blocked: str, command: str, extra: str
+) -> None:
+    script = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"  # as if the extra were not installed
+        "from memory import MemoryConfig, MemoryManager\nfrom memory.cli import main\n"
+        f"sys.exit({command})\n"
+    )
+    env = {**os.environ, "PERSONA_MEMORY__DATA_DIR": str(tmp_path / "d")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False
+    )
+    assert f"pip install 'persona-memory[{extra}]'" in done.stderr
+    if "main(" in command:
+        assert done.returncode == 2 and "Traceback" not in done.stderr

@@ -11,6 +11,7 @@ import pytest
 from conftest import config_env, fill
 
 from memory import InvalidInputError, MemoryConfig
+from memory.domain.persona import SAMPLES
 
 MARKER = "qxjvmarker"
 """A word no model, dictionary or other user has: found on disk only where alice's text is."""
@@ -60,7 +61,7 @@ def test_short_messages_erased_leave_no_fragment_in_any_page(make_manager, confi
     """One-word messages, indexed and searched before the erase: no byte of them stays, even in
     the unused space of the record's live pages (the shipped persona: its memories shape the pages
     as in the report that found fragments)."""
-    config.personas_dir = str(Path(__file__).parents[1] / "personas")
+    config.personas_dir = str(SAMPLES)
     manager = make_manager(config)
     user = "uidmarker-7f3a@example.com"  # a user id is personal data: often an e-mail address
     for i in range(30):  # the shape of the report that found fragments ("zebrafish" then a number)

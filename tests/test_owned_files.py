@@ -17,6 +17,7 @@ from conftest import config_env, fill
 
 from memory import InvalidInputError, MemoryConfig
 from memory.cli import main
+from memory.domain.persona import SAMPLES
 from memory.errors import ImportFileError
 
 REPO = Path(__file__).parents[1]
@@ -39,9 +40,7 @@ def test_demo_never_empties_a_folder_it_did_not_make(tmp_path: Path, persona: st
     (folder / "memory_store").mkdir(parents=True)  # looks like a store: still the user's
     notes = folder / "my-notes.txt"
     notes.write_text("买牛奶 / buy milk", encoding="utf-8")
-    done = _cli(
-        "--personas-dir", str(REPO / "personas"), "--data-dir", str(folder), "demo", "--persona", persona
-    )
+    done = _cli("--personas-dir", str(SAMPLES), "--data-dir", str(folder), "demo", "--persona", persona)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert ("--data-dir" in done.stderr) if persona == "karin" else ("nope" in done.stderr)
