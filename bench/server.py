@@ -35,6 +35,10 @@ from bench.perf import make_config
 from memory.manager import MemoryManager
 
 V1 = "/v1/personas/karin"
+PACED_RATE = 10.0
+"""Turns per second in all of the paced run."""
+PACED_TURNS = 15
+"""Turns per client in the paced run."""
 
 
 def _port() -> int:
@@ -59,9 +63,15 @@ def _in_process(folder: Path, calls: int) -> dict[str, Any]:
     return {"retrieve": latency_ms(retrieves), "record": latency_ms(records)}
 
 
-async def _client(http: httpx.AsyncClient, user: str, calls: int, seed: int, out: dict[str, Any]) -> None:
+async def _client(
+    http: httpx.AsyncClient, user: str, calls: int, seed: int, out: dict[str, Any], every: float = 0.0
+) -> None:
+    """``calls`` turns back to back, or one turn each ``every`` seconds (a paced user)."""
     rng = random.Random(seed)
+    start = time.perf_counter() + rng.uniform(0, every)
     for turn in range(calls):
+        if every:
+            await asyncio.sleep(max(0.0, start + turn * every - time.perf_counter()))
         user_input, response = synthetic_texts(rng)
         began = time.perf_counter()
         found = await http.post(f"{V1}/retrieve", json={"user_id": user, "query": user_input})
@@ -78,17 +88,31 @@ async def _client(http: httpx.AsyncClient, user: str, calls: int, seed: int, out
             out["errors"].append(made.status_code)
 
 
-async def _load(base: str, clients: int, calls: int, prefix: str) -> dict[str, Any]:
+async def _load(base: str, clients: int, calls: int, prefix: str, every: float = 0.0) -> dict[str, Any]:
     out: dict[str, Any] = {"retrieve": [], "record": [], "acked": [], "errors": []}
     limits = httpx.Limits(max_connections=clients)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
         began = time.perf_counter()
-        await asyncio.gather(*(_client(http, f"{prefix}{i}", calls, i, out) for i in range(clients)))
+        await asyncio.gather(*(_client(http, f"{prefix}{i}", calls, i, out, every) for i in range(clients)))
         out["seconds"] = time.perf_counter() - began
     return out
 
 
-def run(clients: int = 20, calls: int = 50, *, baseline_calls: int = 100) -> dict[str, Any]:
+def _drained(base: str, limit: float = 600.0) -> tuple[int, float]:
+    """The enrichment backlog now, and the seconds until the server has worked it off."""
+
+    def backlog() -> int:
+        return int(httpx.get(f"{base}{V1}/state", timeout=60).json()["store"]["pending_enrichment"])
+
+    at_end, began = backlog(), time.perf_counter()
+    while backlog() and time.perf_counter() - began < limit:
+        time.sleep(1.0)
+    return at_end, time.perf_counter() - began
+
+
+def run(
+    clients: int = 20, calls: int = 50, *, baseline_calls: int = 100, paced_turns: int = PACED_TURNS
+) -> dict[str, Any]:
     """Start a server, run the baselines and the load, stop it, count what was kept."""
     folder = Path(tempfile.mkdtemp(prefix="bench-server-"))
     try:
@@ -113,10 +137,12 @@ def run(clients: int = 20, calls: int = 50, *, baseline_calls: int = 100) -> dic
                     time.sleep(0.1)
             one = asyncio.run(_load(base, 1, baseline_calls, "one"))
             many = asyncio.run(_load(base, clients, calls, "u"))
+            backlog, drain = _drained(base)
+            paced = asyncio.run(_load(base, clients, paced_turns, "p", every=clients / PACED_RATE))
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(120)
-        acked = one["acked"] + many["acked"]
+        acked = one["acked"] + many["acked"] + paced["acked"]
         with MemoryManager("karin", config) as manager:
             lost = sum(1 for i in acked if manager.inspector.interaction(i) is None)
             pending = manager.inspector.pending_index()
@@ -127,10 +153,13 @@ def run(clients: int = 20, calls: int = 50, *, baseline_calls: int = 100) -> dic
             "in_process": baseline,
             "one_client": {k: latency_ms(one[k]) for k in ("retrieve", "record")},
             "load": {k: latency_ms(many[k]) for k in ("retrieve", "record")},
+            "paced": {k: latency_ms(paced[k]) for k in ("retrieve", "record")},
+            "backlog_at_end": backlog,
+            "drain_seconds": drain,
             "load_seconds": many["seconds"],
-            "acked": len(many["acked"]),
-            "expected": clients * calls,
-            "errors": len(one["errors"]) + len(many["errors"]),
+            "acked": len(many["acked"]) + len(paced["acked"]),
+            "expected": clients * (calls + paced_turns),
+            "errors": len(one["errors"]) + len(many["errors"]) + len(paced["errors"]),
             "lost": lost,
             "pending_index_after_shutdown": pending,
         }
@@ -148,17 +177,21 @@ def render(results: dict[str, Any]) -> Table:
         (f"in-process, 1 caller, {results['baseline_calls']} turns (baseline)", results["in_process"]),
         (f"HTTP, 1 client, {results['baseline_calls']} turns (baseline)", results["one_client"]),
         (f"HTTP, {results['clients']} concurrent clients", results["load"]),
+        (f"HTTP, {results['clients']} clients at {PACED_RATE:g} turns/s in all", results["paced"]),
     ]
     for name, figures in rows:
         cells = [f"{figures[k]['p50']:.1f} / {figures[k]['p95']:.1f}" for k in ("retrieve", "record")]
         table.add_row(name, *cells)
-    turns = results["expected"] / results["load_seconds"]
+    turns = results["clients"] * results["calls"] / results["load_seconds"]
     whole = results["lost"] == 0 and results["acked"] == results["expected"]
     kept = "[green]met[/]" if whole else "[red]MISSED[/]"
     table.caption = (
         f"{results['acked']}/{results['expected']} acknowledged, {results['errors']} errors, "
         f"{results['lost']} lost after SIGTERM and reopen (target 0: {kept}); "
-        f"{turns:.1f} turns/s; index backlog after shutdown {results['pending_index_after_shutdown']}."
+        f"{turns:.1f} turns/s (target 35); enrichment backlog at the end of the load "
+        f"{results['backlog_at_end']}, worked off {results['drain_seconds']:.0f} s later; paced retrieve "
+        f"p95 {results['paced']['retrieve']['p95']:.0f} ms (target 150); index backlog after shutdown "
+        f"{results['pending_index_after_shutdown']}."
     )
     return table
 

@@ -170,3 +170,31 @@ def test_chat_history_serves_runnable_with_message_history(make_manager) -> None
     assert history.messages == [] and manager.debug_state(user_id="小明")["user"]["buffer"] == 0
     with pytest.raises(InvalidInputError, match="user_id"):
         manager.as_chat_history(None)  # type: ignore[arg-type]
+
+
+def test_a_bare_chat_model_gets_the_memory_and_takes_any_chat_input(make_manager, config) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config)
+    seen: list[list] = []
+
+    class Model(GenericFakeChatModel):
+        def invoke(self, input, config=None, **kwargs):
+            seen.append(list(input))
+            return super().invoke(input, config, **kwargs)
+
+    model = Model(messages=iter([AIMessage(a) for a in ["好的～", "嗯嗯", "哈哈", "是花生哦"]]))
+    chat = manager.with_memory(model)  # no prompt: the memory goes in as a system message
+    user = {"configurable": {"user_id": "u1"}}
+    chat.invoke("我对花生过敏", user)
+    chat.invoke(HumanMessage("今天下雨了"), user)
+    chat.invoke({"input": "晚饭吃了面"}, user)
+    answer = chat.invoke([SystemMessage("你是karin"), HumanMessage("我对什么过敏来着？")], user)
+    assert answer.content == "是花生哦"
+    last = seen[-1]
+    assert isinstance(last[0], SystemMessage) and "花生" in last[0].content  # recalled past the window
+    assert isinstance(last[-1], HumanMessage) and last[-1].content == "我对什么过敏来着？"
+    assert [m.content for m in last[1:-1]] == ["今天下雨了", "嗯嗯", "晚饭吃了面", "哈哈"]  # the window
+    user_state = manager.debug_state(user_id="u1")["user"]
+    assert user_state["active"] + user_state["temporary"] == 4  # every exchange recorded
+    with pytest.raises(InvalidInputError, match="input_key"):
+        chat.invoke({"question": "?"}, user)

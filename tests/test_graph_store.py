@@ -23,6 +23,7 @@ def test_put_get_search_delete_like_langmem(make_manager) -> None:
 
     hits = store.search(U1, query="我对什么过敏？", limit=3)
     assert hits and hits[0].key == "m-allergy" and hits[0].score is not None
+    assert all(0.0 <= (hit.score or 0) <= 1.0 for hit in hits) and (hits[0].score or 0) > 0.3  # similarities
     assert hits[0].value["confidence"] == 0.9
     assert "花生" in manager.retrieve("我对什么过敏？", user_id="u1")[1]  # the chatbot sees it too
 

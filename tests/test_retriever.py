@@ -116,6 +116,29 @@ def test_langchain_retriever_documents_carry_metadata(make_manager, config) -> N
     datetime.fromisoformat(docs[0].metadata["timestamp"])
 
 
+def test_langchain_retriever_takes_k_and_returns_profile_and_window(make_manager, config) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config)
+    manager.remember("游戏公司的UI设计师", user_id="u1", key="job")
+    fill(manager, [f"第{i}次聊到周末去爬山" for i in range(6)] + ["今天下雨了", "晚饭吃了面"], user_id="u1")
+    user = {"configurable": {"user_id": "u1"}}
+    docs = manager.retriever.as_langchain_retriever().invoke("What do I do for a living?", user)
+    assert docs[0].metadata["source"] == "profile" and "设计师" in docs[0].page_content  # the profile first
+    memories = [d for d in docs if d.metadata["source"] == "memory"]
+    assert len(manager.retriever.as_langchain_retriever(k=2).invoke("爬山", user)) <= 2 + 1
+    assert len([d for d in manager.retriever.as_langchain_retriever().invoke("爬山", user, k=1)
+                if d.metadata["source"] == "memory"]) == 1  # fmt: skip
+    assert memories and all({"layer", "score", "similarity"} <= set(d.metadata) for d in memories)
+    with_window = manager.retriever.as_langchain_retriever(
+        search_kwargs={"k": 3}, include=("active", "memories")
+    ).invoke("爬山", user)
+    window = [d.page_content for d in with_window if d.metadata["source"] == "active"]
+    assert any("晚饭吃了面" in text for text in window) and len(with_window) - len(window) <= 3
+    for bad in ({"include": ("everything",)}, {"search_kwargs": {"fetch_k": 9}}, {"k": 0}):
+        with pytest.raises(InvalidInputError):
+            manager.retriever.as_langchain_retriever(**bad)
+
+
 async def test_langchain_retriever_async_invoke(make_manager) -> None:
     manager = make_manager()
     docs = await manager.retriever.as_langchain_retriever().ainvoke("你的猫叫什么")

@@ -10,7 +10,7 @@ from bench.server import run
 
 @pytest.mark.slow
 def test_twenty_concurrent_clients_lose_nothing() -> None:
-    results = run(clients=20, calls=5, baseline_calls=5)
+    results = run(clients=20, calls=5, baseline_calls=5, paced_turns=1)
     assert results["errors"] == 0
-    assert results["acked"] == results["expected"] == 100
+    assert results["acked"] == results["expected"] == 120
     assert results["lost"] == 0 and results["pending_index_after_shutdown"] == 0

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.language_models import BaseChatModel
 from langchain_core.load import load
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.tracers.schemas import Run
 
@@ -92,6 +93,30 @@ def _answer_text(output: Any, output_key: str | None) -> str:
     raise InputTypeError("output", "a str, a message or a dict holding one", output)
 
 
+def last_human(messages: list[BaseMessage]) -> BaseMessage:
+    """The last human message of a list (the new input of a chat turn).
+
+    Raises:
+        InvalidInputError: there is none.
+    """
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return message
+    raise InvalidInputError("input", "the messages hold no human message")
+
+
+def _messages_for(input_key: str, history_key: str) -> Any:
+    """What a bare chat model gets: the memory text as a system message, the recent exchanges,
+    the new input."""
+
+    def messages(inputs: dict[str, Any]) -> list[BaseMessage]:
+        memory = "\n\n".join(text for text in (inputs["rag"],) if text)
+        system: list[BaseMessage] = [SystemMessage(memory)] if memory else []
+        return [*system, *inputs[history_key], HumanMessage(inputs[input_key])]
+
+    return messages
+
+
 class _Binding:
     """The steps of one ``with_memory`` chain (a class so the listeners can be methods)."""
 
@@ -102,11 +127,18 @@ class _Binding:
         self.output_key = output_key
 
     def _parse(self, value: Any, config: RunnableConfig) -> tuple[dict[str, Any], str, Any]:
-        inputs = {self.input_key: value} if isinstance(value, str) else value
+        if isinstance(value, list) and value and all(isinstance(m, BaseMessage) for m in value):
+            value = last_human(value)
+        inputs = {self.input_key: value} if isinstance(value, str | BaseMessage) else value
         if not isinstance(inputs, dict):
-            raise InputTypeError("input", f"a str or a dict with {self.input_key!r}", value)
+            raise InputTypeError(
+                "input", f"a str, a message, a list of messages or a dict with {self.input_key!r}", value
+            )
         if self.input_key not in inputs:
-            raise InvalidInputError(self.input_key, f"the input dict has no {self.input_key!r} key")
+            raise InvalidInputError(
+                self.input_key,
+                f"the input dict has no {self.input_key!r} key (with_memory(..., input_key=...) names it)",
+            )
         text = inputs[self.input_key]
         if isinstance(text, BaseMessage):
             text = message_text(text)
@@ -179,14 +211,18 @@ def with_memory(
 
     The chain receives its input dict plus ``active`` (the recent exchanges as text), ``rag``
     (profile facts and recalled memories as text) and ``history_key`` (the recent exchanges as
-    messages, for a ``MessagesPlaceholder``). The user is the input's ``user_id``, else
-    ``config["configurable"]["user_id"]``.
+    messages, for a ``MessagesPlaceholder``). A bare chat model gets messages instead: the memory
+    text as a system message, the recent exchanges, the new input. The input is a str, a
+    message, a list of messages (its last human message is the new input) or a dict holding
+    ``input_key``. The user is the input's ``user_id``, else ``config["configurable"]["user_id"]``.
     """
     if not isinstance(chain, Runnable):
         raise InputTypeError("chain", "a LangChain Runnable", chain)
     for name, key in (("input_key", input_key), ("history_key", history_key)):
         if not isinstance(key, str) or not key:
             raise InvalidInputError(name, "must be a non-empty str")
+    if isinstance(chain, BaseChatModel):  # a bare model: the memory as a system message, then the talk
+        chain = RunnableLambda(_messages_for(input_key, history_key), name="memory_prompt") | chain
     binding = _Binding(memory, input_key, history_key, output_key)
     chain_sync = chain.with_listeners(on_end=binding.record)
     chain_async = chain.with_alisteners(on_end=binding.arecord)

@@ -195,8 +195,11 @@ class MemoryStore(BaseStore):
             wanted = None if op.filter else op.offset + op.limit
             retriever = self.engine.retriever  # a store's search ranks; it fills no prompt: no floor
             result = retriever.retrieve_memories(op.query, user_id=user, top_k=wanted, floor=False)
+            # in the engine's order; the score is the similarity, in [0, 1] as LangGraph's stores give it
             found = [
-                self._item(namespace, m.entry, m.score) for m in result.memories if m.entry.user_id == user
+                self._item(namespace, m.entry, min(1.0, max(0.0, m.similarity)))
+                for m in result.memories
+                if m.entry.user_id == user
             ]
         else:
             entries = [e for layer in LISTED for e in self.engine.entries.live(layer, scope_of(user))]

@@ -9,6 +9,7 @@ LangGraph pass per-call settings), else it is the persona's shared memory.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
@@ -16,10 +17,11 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from pydantic import Field
 from typing_extensions import TypedDict
 
 from memory.domain.types import RetrievedMemory
-from memory.domain.validation import check_user_id
+from memory.domain.validation import check_top_k, check_user_id
 from memory.errors import InputTypeError, InvalidInputError
 from memory.retrieval.retriever import MemoryRetriever, QueryInput, RetrievalResult
 
@@ -97,12 +99,13 @@ def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, An
 
 
 def to_document(memory: RetrievedMemory) -> Document:
-    """A LangChain Document of a retrieved memory."""
+    """A LangChain Document of a retrieved memory (``source`` ``"memory"``)."""
     entry = memory.entry
     return Document(
         page_content=entry.display_text,
         id=entry.id,
         metadata={
+            "source": "memory",
             "id": entry.id,
             "layer": entry.layer.value,
             "significance": memory.significance,
@@ -114,14 +117,52 @@ def to_document(memory: RetrievedMemory) -> Document:
     )
 
 
-class MemoryDocumentRetriever(BaseRetriever):
-    """LangChain retriever over a :class:`MemoryRetriever` (RAG layers; one decay tick a call).
+SOURCES = ("profile", "active", "memories")
+"""What a retriever's Documents may hold: the profile facts shown, the active window, the
+recalled memories."""
 
-    The user is the one fixed at creation, else ``config["configurable"]["user_id"]``.
+
+def to_documents(result: RetrievalResult, include: Sequence[str]) -> list[Document]:
+    """A retrieval as Documents, in prompt order: profile facts, the active window, memories."""
+    documents: list[Document] = []
+    if "profile" in include:
+        documents += [
+            Document(
+                page_content=f"{fact.key}: {fact.value}",
+                id=fact.id,
+                metadata={"source": "profile", "id": fact.id, "key": fact.key,
+                          "since": fact.since.isoformat(), "user_id": fact.user_id},
+            )
+            for fact in result.profile
+        ]  # fmt: skip
+    if "active" in include:
+        documents += [
+            Document(
+                page_content=entry.display_text,
+                id=entry.id,
+                metadata={"source": "active", "id": entry.id, "layer": entry.layer.value,
+                          "timestamp": entry.created_at.isoformat(), "user_id": entry.user_id},
+            )
+            for entry in result.active
+        ]  # fmt: skip
+    if "memories" in include:
+        documents += [to_document(m) for m in result.memories]
+    return documents
+
+
+class MemoryDocumentRetriever(BaseRetriever):
+    """LangChain retriever over a :class:`MemoryRetriever` (one decay tick a call).
+
+    The user is the one fixed at creation, else ``config["configurable"]["user_id"]``. ``k`` (a
+    call's keyword argument, else ``search_kwargs["k"]``, else ``retrieval.top_k``) is the number
+    of recalled memories; ``include`` says which of :data:`SOURCES` the Documents hold
+    (``metadata["source"]`` tells them apart).
     """
 
     memory: Any
     user_id: str | None = None
+    search_kwargs: dict[str, Any] = Field(default_factory=dict)
+    include: tuple[str, ...] = ("profile", "memories")
 
     def invoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
         """Retrieve for the fixed user, or the configured one."""
@@ -136,16 +177,22 @@ class MemoryDocumentRetriever(BaseRetriever):
         return await super().ainvoke(input, config, **kwargs)
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, user_id: Any = None
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, user_id: Any = None, k: Any = None
     ) -> list[Document]:
-        result = self.memory.retrieve_memories(query, user_id=user_id)
-        return [to_document(m) for m in result.memories]
+        top_k = k if k is not None else self.search_kwargs.get("k")
+        return to_documents(self.memory.retrieve_memories(query, user_id=user_id, top_k=top_k), self.include)
 
     async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, user_id: Any = None
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        user_id: Any = None,
+        k: Any = None,
     ) -> list[Document]:
-        result = await self.memory.aretrieve_memories(query, user_id=user_id)
-        return [to_document(m) for m in result.memories]
+        top_k = k if k is not None else self.search_kwargs.get("k")
+        result = await self.memory.aretrieve_memories(query, user_id=user_id, top_k=top_k)
+        return to_documents(result, self.include)
 
 
 class RetrieverFace:
@@ -200,6 +247,27 @@ class RetrieverFace:
         output: Any = MemoryOutput
         return lambda_.with_types(input_type=schema, output_type=output)
 
-    def as_langchain_retriever(self, *, user_id: str | None = None) -> BaseRetriever:
-        """A ``BaseRetriever`` whose Documents carry layer, significance, timestamp and score."""
-        return MemoryDocumentRetriever(memory=self.core, user_id=check_user_id(user_id))
+    def as_langchain_retriever(
+        self,
+        *,
+        user_id: str | None = None,
+        k: int | None = None,
+        search_kwargs: dict[str, Any] | None = None,
+        include: Sequence[str] = ("profile", "memories"),
+    ) -> BaseRetriever:
+        """A ``BaseRetriever``: the profile facts and recalled memories as Documents (``include``
+        may add ``"active"``, the recent exchanges), each with ``source``, layer, timestamp and,
+        for memories, score and similarity. ``k`` or ``search_kwargs={"k": n}`` sets how many
+        memories (also per call: ``invoke(query, k=n)``)."""
+        kwargs = dict(search_kwargs or {})
+        if set(kwargs) - {"k"}:
+            raise InvalidInputError("search_kwargs", f"only 'k' is known, got {sorted(kwargs)}")
+        if k is not None:
+            kwargs["k"] = k
+        if "k" in kwargs:
+            kwargs["k"] = check_top_k(kwargs["k"])
+        if isinstance(include, str) or not include or set(include) - set(SOURCES):
+            raise InvalidInputError("include", f"name some of {', '.join(SOURCES)}, got {include!r}")
+        return MemoryDocumentRetriever(
+            memory=self.core, user_id=check_user_id(user_id), search_kwargs=kwargs, include=tuple(include)
+        )

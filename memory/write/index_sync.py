@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,6 +40,10 @@ WORK_BATCH = 1024
 Chroma takes large upserts faster (a 5,000-interaction import until searchable: 375/s with 256,
 447/s with 1,024)."""
 ENRICH_BATCH = 64
+BUSY_SECONDS = 1.0
+"""Enrichment waits while a retrieval came within this long (it takes a core from requests)..."""
+BACKLOG_UNDER_LOAD = 1000
+"""...unless this many memories wait for it (the backlog stays bounded under sustained load)."""
 """Entries enriched per step (about a second of E5 on 2 cores; requests go first meanwhile)."""
 REPAIR_INDEX_SECONDS = 2.0
 """Longest the start-up repair embeds what the index lacks; the worker does the rest."""
@@ -77,6 +82,7 @@ class IndexSync:
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
         self.retry_seconds = 1.0
+        self._last_request = -math.inf
         self.last_error: str | None = None
         """The last failure of the background work (cleared by a run that succeeds)."""
 
@@ -100,6 +106,15 @@ class IndexSync:
         """Tell the worker that new writes are committed."""
         self._wake.set()
 
+    def serving(self) -> None:
+        """Tell the worker a request is being served (enrichment gives way for a while)."""
+        self._last_request = time.monotonic()
+
+    def _giving_way(self) -> bool:
+        if time.monotonic() - self._last_request >= BUSY_SECONDS:
+            return False
+        return self.unenriched() < BACKLOG_UNDER_LOAD
+
     def _work(self) -> None:
         while not self._stopping.is_set():
             self._wake.wait(timeout=self.retry_seconds)
@@ -112,7 +127,12 @@ class IndexSync:
                 elif self.has_pending():
                     self.run(worker=True)
                 self.enrich(
-                    until=lambda: self._stopping.is_set() or self._importing > 0 or self.has_pending()
+                    until=lambda: (
+                        self._stopping.is_set()
+                        or self._importing > 0
+                        or self.has_pending()
+                        or self._giving_way()
+                    )
                 )
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
                 self._failed("background indexing", exc)
