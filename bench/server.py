@@ -162,6 +162,7 @@ def run(
             "errors": len(one["errors"]) + len(many["errors"]) + len(paced["errors"]),
             "lost": lost,
             "pending_index_after_shutdown": pending,
+            "exit_code": server.returncode,
         }
     finally:
         shutil.rmtree(folder, ignore_errors=True)

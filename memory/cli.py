@@ -151,13 +151,16 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _keys(args: argparse.Namespace) -> int:
-    from memory.domain.validation import check_user_id
+    from memory.domain.persona import load_persona
+    from memory.domain.validation import check_persona, check_user_id
     from memory.server.keys import KeyRing
 
-    ring = KeyRing(_config(args).data_dir)
+    config = _config(args)
+    ring = KeyRing(config.data_dir)
     if args.action == "add":
         if not args.persona:
             raise InvalidInputError("--persona", "a key is for one persona: name it")
+        load_persona(Path(config.personas_dir), check_persona(args.persona))  # one that exists
         key, record = ring.issue(args.persona, check_user_id(args.user), args.name or "")
         print(key)
         print(
@@ -167,9 +170,15 @@ def _keys(args: argparse.Namespace) -> int:
         )
     elif args.action == "list":
         for record in ring.records():
+            if (args.persona and record.persona != args.persona) or (
+                args.user and record.user_id != args.user
+            ):
+                continue
             shown = {k: v for k, v in vars(record).items() if k != "sha256"}
             print(json.dumps(shown, ensure_ascii=False))
-    elif not args.key_id or not ring.revoke(args.key_id):
+    elif not args.key_id:
+        raise InvalidInputError("key_id", "name the key to revoke: `keys revoke <id>` (ids: `keys list`)")
+    elif not ring.revoke(args.key_id):
         raise InvalidInputError("key_id", f"no key {args.key_id!r} to revoke (see `keys list`)")
     return 0
 
@@ -283,8 +292,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     keys.add_argument("action", choices=["add", "list", "revoke"])
     keys.add_argument("key_id", nargs="?", help="the key to revoke (an id from `keys list`)")
-    keys.add_argument("--persona", help="add: the persona the key reaches")
-    keys.add_argument("--user", help="add: the one user the key acts for (default: any user)")
+    keys.add_argument("--persona", help="add: the persona the key reaches; list: only its keys")
+    keys.add_argument(
+        "--user", help="add: the one user the key acts for (default: any user); list: only its keys"
+    )
     keys.add_argument("--name", help="add: a label (who holds the key)")
     keys.set_defaults(run=_keys)
     personas = sub.add_parser(

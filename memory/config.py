@@ -33,7 +33,7 @@ from memory.config_sections import (
     config_error,
     is_number,
 )
-from memory.errors import ConfigError
+from memory.errors import ConfigError, ConfigFileError
 
 __all__ = [
     "ActiveConfig",
@@ -154,10 +154,12 @@ class MemoryConfig(BaseSettings):
         file = Path(path)
         try:
             data = tomllib.loads(file.read_text(encoding="utf-8"))
-        except FileNotFoundError as exc:
-            raise ConfigError(str(file), "file not found") from exc
+        except (FileNotFoundError, IsADirectoryError) as exc:
+            raise ConfigFileError(
+                str(file.resolve()), "no such file (given to --config or from_toml)"
+            ) from exc
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(str(file), f"not valid TOML: {exc}") from exc
+            raise ConfigFileError(str(file.resolve()), f"not valid TOML: {exc}") from exc
         _refuse_text_numbers(data, cls)
         file_token, env_token = _FROM_FILE.set(data), _USE_ENV.set(use_env)
         try:

@@ -27,6 +27,14 @@ class ConfigError(MemoryEngineError, ValueError):
         super().__init__(f"config field '{field}': {message}")
 
 
+class ConfigFileError(ConfigError):
+    """A config file is missing or not TOML; the message names the file."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.field = "path"
+        ValueError.__init__(self, f"config file {path}: {message}")
+
+
 class InvalidInputError(MemoryEngineError, ValueError):
     """An argument has the right type but an unusable value (empty text, bad ``top_k``...)."""
 

@@ -68,7 +68,9 @@ def test_a_chatbot_backend_records_retrieves_remembers_and_reads_the_profile(ser
     assert client.get("/v1/personas").json() == {"personas": ["karin"]}
     rebound = client.get("/v1/personas", headers={"Host": "evil.example:8765"})
     assert rebound.status_code == 400  # bound to loopback: a page on another host cannot call it
-    assert client.get("/openapi.json").json()["paths"][f"{V1}/retrieve".replace("karin", "{persona}")]
+    schema = client.get("/openapi.json").json()
+    assert schema["paths"][f"{V1}/retrieve".replace("karin", "{persona}")]
+    assert {"HTTPBearer", "APIKeyHeader"} <= set(schema["components"]["securitySchemes"])  # Authorize
 
 
 def test_bad_input_is_a_422_naming_the_field_and_writes_nothing(served) -> None:

@@ -65,6 +65,14 @@ def test_the_cli_issues_keys_stored_hashed_lists_and_revokes_them(config: Memory
     missing = _keys(config, "revoke", "nope")
     assert missing.returncode == 2 and "key_id" in missing.stderr
     assert _keys(config, "add").returncode == 2  # no persona named
+    unknown = _keys(config, "add", "--persona", "nope")
+    assert unknown.returncode == 2 and "nope" in unknown.stderr and "Traceback" not in unknown.stderr
+    assert "name the key" in _keys(config, "revoke").stderr
+    _keys(config, "add", "--persona", "karin")
+    _keys(config, "add", "--persona", "karin", "--user", "bob")
+    bobs = [json.loads(line) for line in _keys(config, "list", "--user", "bob").stdout.splitlines()]
+    assert [(r["persona"], r["user_id"]) for r in bobs] == [("karin", "bob")]
+    assert len(_keys(config, "list", "--persona", "mika").stdout.splitlines()) == 0
 
 
 def test_a_user_key_reads_and_writes_only_its_user(config: MemoryConfig) -> None:

@@ -14,3 +14,4 @@ def test_twenty_concurrent_clients_lose_nothing() -> None:
     assert results["errors"] == 0
     assert results["acked"] == results["expected"] == 120
     assert results["lost"] == 0 and results["pending_index_after_shutdown"] == 0
+    assert results["exit_code"] == 0  # SIGTERM: a graceful stop, not a death by the signal

@@ -78,10 +78,13 @@ def check_user_id(value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InputTypeError("user_id", "a str or None", value)
+        raise InputTypeError("user_id", "a string (or none: the persona's shared memory)", value)
     user_id = unicodedata.normalize("NFC", value.strip()) if not _SURROGATE.search(value) else ""
     if not user_id or any(_invisible(c) for c in user_id):
-        raise InvalidInputError("user_id", "must be a non-empty string of visible characters, or None")
+        raise InvalidInputError(
+            "user_id",
+            "must be a non-empty string of visible characters (or none: the persona's shared memory)",
+        )
     if len(user_id) > MAX_USER_ID_CHARS:
         raise InvalidInputError("user_id", f"is {len(user_id)} characters; the limit is {MAX_USER_ID_CHARS}")
     return user_id
@@ -95,7 +98,7 @@ def check_key(value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InputTypeError("key", "a str or None", value)
+        raise InputTypeError("key", "a string (or none)", value)
     key = value.strip()
     if not _KEY.match(key):
         raise InvalidInputError("key", f"{value!r} must be 1-64 letters, digits, '_', '.' or '-'")
@@ -143,7 +146,7 @@ def check_timestamp(value: object, now: datetime) -> datetime:
     if value is None:
         return now
     if not isinstance(value, datetime):
-        raise InputTypeError("timestamp", "a datetime or None", value)
+        raise InputTypeError("timestamp", "a date and time with a zone (or none: now)", value)
     if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidInputError("timestamp", "must be timezone-aware (e.g. datetime.now(UTC))")
+        raise InvalidInputError("timestamp", "needs a time zone, e.g. 2026-11-01T09:30:00+08:00")
     return value.astimezone(UTC)

@@ -14,8 +14,9 @@ import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Query, Request, Security
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.security import APIKeyHeader, HTTPBearer
 from fastapi_offline import FastAPIOffline
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -50,8 +51,17 @@ from memory.server.service import MemoryService
 logger = logging.getLogger(__name__)
 
 
-def _grant(request: Request) -> Grant:
-    """What the request's key may touch (set by :class:`RequireKey`)."""
+_BEARER = HTTPBearer(auto_error=False, description="a key: admin, persona or user (`keys add`)")
+_API_KEY = APIKeyHeader(name="X-API-Key", auto_error=False, description="the same key, another header")
+
+
+def _grant(
+    request: Request,
+    _bearer: Annotated[object, Security(_BEARER)] = None,
+    _header: Annotated[object, Security(_API_KEY)] = None,
+) -> Grant:
+    """What the request's key may touch (set by :class:`RequireKey`, which has checked the key;
+    the two schemes only describe it in the OpenAPI schema: the Authorize button of ``/docs``)."""
     found = request.scope.get(GRANT)
     if not isinstance(found, Grant):  # RequireKey sets it on every request: fail closed
         raise AccessDeniedError("key", "the request carries no grant")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import signal
 from typing import Any
 
 import uvicorn
@@ -90,6 +91,13 @@ def serve(service: MemoryService, *, host: str | None = None, port: int | None =
     """Run the app with uvicorn until SIGINT / SIGTERM; shutdown stops the jobs and flushes."""
     config = service.config.server
     bind = host or config.host
+    for stop in (signal.SIGINT, signal.SIGTERM):  # uvicorn raises the signal again after its shutdown
+        signal.signal(stop, _stopped)
     uvicorn.Server(
         uvicorn_config(create_app(service, host=bind), config, host=bind, port=port or config.port)
     ).run()
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """After a graceful shutdown: exit 0, not killed by the signal (``make serve`` says nothing)."""
+    raise SystemExit(0)

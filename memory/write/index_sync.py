@@ -10,7 +10,6 @@ found by keywords, and the active window is always current.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import math
 import threading
@@ -18,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from memory.domain.types import ExportState, IndexState, Layer
+from memory.domain.types import IndexState, Layer
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.index.breaker import BreakerState, CircuitBreaker
 from memory.layers.fact_vectors import FactVectors
@@ -26,6 +25,7 @@ from memory.layers.rag import RagLayer
 from memory.record.archive import ArchivedMemory, MemoryArchive
 from memory.record.db import Database
 from memory.record.entries import EntryTable
+from memory.write.archive_sync import ArchiveSync
 
 logger = logging.getLogger(__name__)
 
@@ -40,11 +40,11 @@ WORK_BATCH = 1024
 Chroma takes large upserts faster (a 5,000-interaction import until searchable: 375/s with 256,
 447/s with 1,024)."""
 ENRICH_BATCH = 64
+"""Entries enriched per step (about a second of E5 on 2 cores; requests go first meanwhile)."""
 BUSY_SECONDS = 1.0
-"""Enrichment waits while a retrieval came within this long (it takes a core from requests)..."""
+"""Enrichment waits while a request came within this long (it takes a core from requests)..."""
 BACKLOG_UNDER_LOAD = 1000
 """...unless this many memories wait for it (the backlog stays bounded under sustained load)."""
-"""Entries enriched per step (about a second of E5 on 2 cores; requests go first meanwhile)."""
 REPAIR_INDEX_SECONDS = 2.0
 """Longest the start-up repair embeds what the index lacks; the worker does the rest."""
 
@@ -66,14 +66,12 @@ class IndexSync:
         self.table = entries
         self.layers = layers
         self.archive = archive
+        self.archive_sync = ArchiveSync(entries, archive, export_lock)
         self.fact_vectors = fact_vectors
         self.breaker = breaker
-        self.export_lock = export_lock
         self._outages_repaired = 0
         self._lock = threading.Lock()
         """Held while one batch is embedded and upserted (a retrieval's catch-up waits only that)."""
-        self._archive_lock = threading.Lock()
-        """Held while the archive file is appended to or rewritten (an erase waits only that)."""
         self._enrich_lock = threading.Lock()
         self._counting = threading.Lock()
         self._importing = 0
@@ -107,7 +105,8 @@ class IndexSync:
         self._wake.set()
 
     def serving(self) -> None:
-        """Tell the worker a request is being served (enrichment gives way for a while)."""
+        """Tell the worker a request (a retrieval, a write) is being served: enrichment gives way
+        for a while."""
         self._last_request = time.monotonic()
 
     def _giving_way(self) -> bool:
@@ -146,24 +145,10 @@ class IndexSync:
         self._outages_repaired = self.breaker.outages
         return True
 
-    @contextlib.contextmanager
-    def _exclusive_export(self) -> Iterator[None]:
-        """Serialise archive export across processes sharing the data folder (server mode)."""
-        if self.export_lock is None:
-            yield
-            return
-        with self.export_lock.open("a") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
     def erase_archived(self, drop: Callable[[ArchivedMemory], bool]) -> int:
         """Remove records from the archive file (no export runs meanwhile, in any process); never
         waits for the indexing backlog."""
-        with self._archive_lock, self._exclusive_export():
-            return self.archive.remove(drop)
+        return self.archive_sync.erase(drop)
 
     @contextlib.contextmanager
     def importing(self) -> Iterator[None]:
@@ -268,9 +253,7 @@ class IndexSync:
             return False
         exported = True
         try:
-            with self._archive_lock, self._exclusive_export():
-                self.export_archived(recovering=True)
-                self.export_archived()
+            self.archive_sync.export()
         except OSError as exc:  # a read-only or full folder: the rows wait in SQLite
             self._failed("archive export", exc)
             exported = False
@@ -336,27 +319,6 @@ class IndexSync:
             self.run()
         return sum(layer.count(all_scopes=True) for layer in self.layers.values())
 
-    def export_archived(self, *, recovering: bool = False) -> int:
-        """Append newly archived entries to the archive file, then drop them from the index.
-
-        Exactly once per forgetting: rows are marked ``EXPORTING`` before the append and ``DONE``
-        after. After a crash between the two, ``recovering`` appends only the records the file
-        lacks. A memory revived and forgotten again is a new record (same id, later time).
-        """
-        memories = self.table.to_export(ExportState.EXPORTING if recovering else ExportState.PENDING)
-        if not memories:
-            return 0
-        ids = [m.id for m in memories]
-        if recovering:
-            present = {(m.id, m.archived_at) for m in self.archive.read()}
-            to_write = [m for m in memories if (m.id, m.archived_at) not in present]
-        else:
-            self.table.set_export_state(ids, ExportState.EXPORTING)
-            to_write = memories
-        self.archive.append(to_write)
-        self.table.set_export_state(ids, ExportState.DONE)
-        return len(to_write)
-
     def repair(self, budget_seconds: float = REPAIR_INDEX_SECONDS) -> dict[str, tuple[int, int]]:
         """Full reconciliation of every layer's index with SQLite (run at start): what the index
         lacks is embedded for up to ``budget_seconds``, the rest by the worker (a store embedded
@@ -367,9 +329,7 @@ class IndexSync:
         """
         deadline = time.monotonic() + budget_seconds
         with self._lock:
-            with self._archive_lock, self._exclusive_export():
-                self.export_archived(recovering=True)
-                self.export_archived()
+            self.archive_sync.export()
             report: dict[str, tuple[int, int]] = {}
             for layer_id, layer in self.layers.items():
                 try:
