@@ -26,9 +26,10 @@ from pydantic import (
     model_validator,
 )
 
+from memory.domain.types import RAG_LAYERS
 from memory.errors import ConfigError
 
-LAYER_NAMES = ("temporary", "summary", "static")
+LAYER_NAMES = tuple(layer.value for layer in RAG_LAYERS)
 
 
 class RetrievalMode(StrEnum):

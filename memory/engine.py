@@ -265,6 +265,7 @@ def _wire(
         temporary=temporary,
         profile=profile,
         sync=sync,
+        summarizer=summarizer,
         config=config,
         persona_name=persona.name,
         now=now,

@@ -23,7 +23,7 @@ from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
 from memory.domain.persona import Persona, load_persona
-from memory.domain.twins import async_twin, run_coroutine
+from memory.domain.twins import async_twin
 from memory.domain.types import ManagerState, ProfileFact, utcnow
 from memory.domain.validation import check_persona, check_user_id
 from memory.engine import Engine, open_engine
@@ -173,14 +173,7 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
             InputTypeError, InvalidInputError, InputTooLargeError: bad arguments (nothing stored).
             ClosedError: the manager is closed.
         """
-        engine = self._check_open()
-        interaction = engine.recorder.build(user_input, response, user_id, timestamp)
-        engine.recorder.commit([interaction])
-        if engine.summarizer.model is not None:
-            gate = run_coroutine(lambda: engine.summarizer.gate(interaction))
-            if gate is not None:
-                engine.recorder.attach_gate(interaction.id, gate)
-        return interaction.id
+        return self._check_open().recorder.record(user_input, response, user_id, timestamp)
 
     async def arecord_interaction(
         self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
@@ -191,13 +184,7 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         SQLite), so it survives a model failure or a crash; the model's one-line note and
         importance follow when it answers (seed 003's gate). Returns the interaction id.
         """
-        engine = self._check_open()
-        interaction = engine.recorder.build(user_input, response, user_id, timestamp)
-        await asyncio.to_thread(engine.recorder.commit, [interaction])
-        gate = await engine.summarizer.gate(interaction)
-        if gate is not None:
-            await asyncio.to_thread(engine.recorder.attach_gate, interaction.id, gate)
-        return interaction.id
+        return await self._check_open().recorder.arecord(user_input, response, user_id, timestamp)
 
     async def record_interaction(
         self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None

@@ -179,8 +179,8 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
             "To bring them back on purpose, import with allow_erased=True (CLI: --allow-erased)",
         )
     memories = rows["memory"]
-    if engine.config.retrieval.keyword_tokenizer == tokens.JIEBA:
-        tokens.prepare(tokens.indexed_value(r.get("note"), str(r.get("content"))) for r in memories)
+    texts = [(r.get("note"), str(r.get("content"))) for r in memories]
+    tokens.prepare_rows(engine.config.retrieval.keyword_tokenizer, texts)
     try:
         with engine.db.transaction() as conn:
             engine.journal.restore(conn, rows["interaction"])

@@ -142,6 +142,13 @@ def indexed_value(note: str | None, content: str) -> str:
     return f"{note or ''} {content}"
 
 
+def prepare_rows(tokenizer: str, rows: Iterable[tuple[str | None, str]]) -> None:
+    """:func:`prepare` the keyword text of rows given as ``(note, content)`` (jieba only: the
+    trigram tokenizer needs no segmentation)."""
+    if tokenizer == JIEBA:
+        prepare(indexed_value(note, content) for note, content in rows)
+
+
 def prepare(texts: Iterable[str]) -> None:
     """Segment texts now, before a write transaction, so the triggers inside it only look the
     tokens up: one large message then never holds the database lock while jieba reads it."""

@@ -26,10 +26,17 @@ class Layer(StrEnum):
     ARCHIVED = "archived"
 
 
-RAG_LAYERS: tuple[Layer, ...] = (Layer.TEMPORARY, Layer.SUMMARY, Layer.STATIC)
+# The layer kinds, declared once; every list of layers elsewhere is derived from these.
+DECAYING_LAYERS: tuple[Layer, ...] = (Layer.TEMPORARY, Layer.SUMMARY)
+"""The layers whose memories decay with retrievals, go to the cold tier and come back from it
+(so a retrieval searches their cold memories too: deep recall)."""
+RAG_LAYERS: tuple[Layer, ...] = (*DECAYING_LAYERS, Layer.STATIC)
 """The hot layers a query searches (active is injected whole; the cold tier is searched with them)."""
 INDEXED_LAYERS: tuple[Layer, ...] = (*RAG_LAYERS, Layer.ARCHIVED)
 """The layers whose entries have vectors (each in its own collections)."""
+USER_LAYERS: tuple[Layer, ...] = (Layer.ACTIVE, *DECAYING_LAYERS)
+"""The layers that hold a user's own memories (listed by the LangGraph store; static memories
+are the persona's)."""
 
 
 class IndexState(IntEnum):

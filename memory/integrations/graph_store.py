@@ -30,12 +30,12 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from memory.domain.types import Layer, MemoryEntry, scope_of
+from memory.domain.types import USER_LAYERS, Layer, MemoryEntry, scope_of
 from memory.domain.validation import check_user_id
 from memory.engine import Engine
 from memory.errors import InputTypeError, InvalidInputError
 
-LISTED = (Layer.ACTIVE, Layer.TEMPORARY, Layer.SUMMARY)
+LISTED = USER_LAYERS
 """The layers a search without a query lists (the cold tier is found by a query)."""
 MAX_KEY_CHARS = 256
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from memory.domain.types import Layer, scope_of, user_of
+from memory.domain.types import DECAYING_LAYERS, Layer, scope_of, user_of
 from memory.engine import Engine
 from memory.index.embeddings import describe
 from memory.summary.jobs import LAST_CLEANUP, LAST_SUMMARY
@@ -78,7 +78,7 @@ def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str
                 "hot": engine.entries.count(layer, None),
                 "cold": engine.entries.count_cold(layer, None),
             }
-            for layer in (Layer.TEMPORARY, Layer.SUMMARY)
+            for layer in DECAYING_LAYERS
         },
         "interactions_recorded": engine.journal.count(),
         "scheduler_running": engine.scheduler.running,

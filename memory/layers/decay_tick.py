@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory.domain.types import Layer, RetrievedMemory, scope_of
+from memory.domain.types import DECAYING_LAYERS, Layer, RetrievedMemory, scope_of
 from memory.layers.decaying import DecayingLayer
 from memory.layers.temporary import TemporaryLayer
 from memory.record.db import Database
@@ -42,7 +42,7 @@ class DecayTick:
 
     def _holds_any(self, scope: str) -> bool:
         table = self.temporary.table
-        return any(table.exists(layer, scope) for layer in (Layer.TEMPORARY, Layer.SUMMARY, Layer.ARCHIVED))
+        return any(table.exists(layer, scope) for layer in (*DECAYING_LAYERS, Layer.ARCHIVED))
 
     def restore(self, entry_id: str) -> bool:
         """Revive one cold memory now, at its scope's current tick; False if it is not cold."""

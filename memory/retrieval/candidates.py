@@ -21,7 +21,7 @@ import math
 from dataclasses import replace
 
 from memory.config import RetrievalConfig, RetrievalMode
-from memory.domain.types import Layer, RetrievedMemory
+from memory.domain.types import DECAYING_LAYERS, Layer, RetrievedMemory
 from memory.domain.when import Window
 from memory.layers.rag import Fetched, RagLayer, Vector
 from memory.record import keyword
@@ -35,7 +35,7 @@ KeywordHits = dict[Layer, tuple[list[tuple[str, float]], Fetched]]
 """Each layer's keyword ranking of one query (``(entry id, bm25 score)``, best first) and its
 hits read with their vectors (the query's vector is not needed for either)."""
 NOTHING = Fetched([], {}, set())
-DEEP_LAYERS = (Layer.TEMPORARY, Layer.SUMMARY)
+DEEP_LAYERS = DECAYING_LAYERS
 """The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
 
 

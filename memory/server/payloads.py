@@ -12,7 +12,7 @@ from typing import Any
 
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.domain.tokens import query_terms
-from memory.domain.types import Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
+from memory.domain.types import DECAYING_LAYERS, Interaction, MemoryEntry, ProfileFact, RetrievedMemory
 from memory.introspection.inspection import MemoryInspector
 from memory.layers.decay_rules import forget_tick, significance_at
 from memory.retrieval.retriever import RetrievalResult
@@ -128,7 +128,7 @@ def hot_layers(inspector: MemoryInspector, user_id: str, tick: int) -> list[Json
     """Every hot memory of a user (temporary and summary), least significant first."""
     shown = [
         outlook_json(entry, inspector, tick)
-        for layer in (Layer.TEMPORARY, Layer.SUMMARY)
+        for layer in DECAYING_LAYERS
         for entry in inspector.entries(layer, user_id)
     ]
     return sorted(shown, key=lambda m: m["current"])

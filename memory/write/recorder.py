@@ -6,6 +6,7 @@ committed (journal row + active entry + any overflow into temporary).
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -16,6 +17,7 @@ from typing import Any, cast
 from memory.config import MemoryConfig
 from memory.domain import slots, tokens
 from memory.domain.importance import importance
+from memory.domain.twins import run_coroutine
 from memory.domain.types import Interaction, Layer, MemoryEntry, scope_of
 from memory.domain.validation import check_key, check_timestamp, check_user_id, clean_text
 from memory.errors import ImportFileError, InputTypeError, InvalidInputError, MemoryEngineError
@@ -25,7 +27,7 @@ from memory.record.db import Database
 from memory.record.entries import EntryTable
 from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
-from memory.summary.summarizer import Gate, render_interaction
+from memory.summary.summarizer import Gate, Summarizer, render_interaction
 from memory.write.importer import ImportReport, describe_error, record_fields, record_id
 from memory.write.index_sync import IndexSync
 
@@ -44,7 +46,8 @@ NumberedRecord = tuple[int, Record | str]
 
 
 class Recorder:
-    """Turns user calls into committed interactions."""
+    """Turns user calls into committed interactions: it owns the write sequence (validate,
+    commit, then the summary model's gate when there is a model)."""
 
     def __init__(
         self,
@@ -55,6 +58,7 @@ class Recorder:
         temporary: TemporaryLayer,
         profile: ProfileTable,
         sync: IndexSync,
+        summarizer: Summarizer,
         config: MemoryConfig,
         persona_name: str,
         now: Callable[[], datetime],
@@ -65,9 +69,31 @@ class Recorder:
         self.temporary = temporary
         self.profile = profile
         self.sync = sync
+        self.summarizer = summarizer
         self.config = config
         self.persona_name = persona_name
         self.now = now
+
+    def record(self, user_input: object, response: object, user_id: object, timestamp: object) -> str:
+        """Validate, commit (durable when it returns), then attach the model's gate; the id."""
+        interaction = self.build(user_input, response, user_id, timestamp)
+        self.commit([interaction])
+        if self.summarizer.model is not None:
+            gate = run_coroutine(lambda: self.summarizer.gate(interaction))
+            if gate is not None:
+                self.attach_gate(interaction.id, gate)
+        return interaction.id
+
+    async def arecord(self, user_input: object, response: object, user_id: object, timestamp: object) -> str:
+        """:meth:`record` with the blocking steps in a worker thread (the loop never waits on
+        SQLite); the interaction is committed before the model is asked, so it survives a model
+        failure or a crash."""
+        interaction = self.build(user_input, response, user_id, timestamp)
+        await asyncio.to_thread(self.commit, [interaction])
+        gate = await self.summarizer.gate(interaction)
+        if gate is not None:
+            await asyncio.to_thread(self.attach_gate, interaction.id, gate)
+        return interaction.id
 
     def build(self, user_input: object, response: object, user_id: object, timestamp: object) -> Interaction:
         """Validate arguments into an :class:`Interaction` with a new id (nothing written)."""
@@ -87,8 +113,7 @@ class Recorder:
             How many interactions were new (an id already recorded is left as it is).
         """
         entries = [self._entry_of(i) for i in interactions]
-        if self.config.retrieval.keyword_tokenizer == tokens.JIEBA:
-            tokens.prepare(tokens.indexed_value(e.note, e.content) for e in entries)
+        tokens.prepare_rows(self.config.retrieval.keyword_tokenizer, ((e.note, e.content) for e in entries))
         said = [(i, slot) for i in interactions if (slot := self._slot(i)) is not None]
         with self.db.transaction() as conn:
             new = self.journal.append(conn, interactions)
@@ -120,9 +145,11 @@ class Recorder:
         """Store what the model said of an interaction: its one-line note beside the raw text
         (re-indexed if already searchable) and its importance (noise: 0)."""
         judged = 0.0 if not gate.remember else gate.importance
-        if gate.note and self.config.retrieval.keyword_tokenizer == tokens.JIEBA:
+        if gate.note:
             entries = self.active.table.by_ids(None, [interaction_id])  # re-indexed with the note
-            tokens.prepare(tokens.indexed_value(gate.note, e.content) for e in entries)
+            tokens.prepare_rows(
+                self.config.retrieval.keyword_tokenizer, ((gate.note, e.content) for e in entries)
+            )
         with self.db.transaction() as conn:
             if gate.note:
                 self.journal.set_note(conn, interaction_id, gate.note)
@@ -176,8 +203,7 @@ class Recorder:
         """Store the memory a store key names, or replace its text (same id, re-indexed); pinned
         like :meth:`remember`. Arguments are validated by the caller; returns the id."""
         text = clean_text("value", text, self.config.max_text_chars)
-        if self.config.retrieval.keyword_tokenizer == tokens.JIEBA:
-            tokens.prepare([tokens.indexed_value(None, text)])
+        tokens.prepare_rows(self.config.retrieval.keyword_tokenizer, [(None, text)])
         entry = MemoryEntry(
             id=str(uuid.uuid4()), layer=Layer.TEMPORARY, content=text, created_at=self.now(),
             user_id=user_id, source=STORED, pinned=True, key=key, item=item,
