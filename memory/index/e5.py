@@ -18,7 +18,7 @@ import logging
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,18 @@ for an engine that enrichment holds (E5's throughput is the same as in one batch
 on 2 cores with 120, 240 or 480)."""
 BACKGROUND_NICE = 10
 """How much lower the scheduling priority of the background E5 threads is (Linux: per thread)."""
+
+
+def _started(
+    workers: int, prefix: str, initializer: Callable[[], object] | None = None
+) -> ThreadPoolExecutor:
+    """A pool of ``workers`` threads, all running now: the process's thread count is settled
+    when the model loads, not at some later first use."""
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=prefix, initializer=initializer)
+    barrier = threading.Barrier(workers)
+    for _ in range(workers):
+        pool.submit(barrier.wait)  # each waits for the others: every thread starts
+    return pool
 
 
 class EnginePool:
@@ -79,10 +91,8 @@ class EnginePool:
         self._waiting = 0
         self._background_held = 0
         self._size = size
-        self._helpers = ThreadPoolExecutor(max_workers=max(1, size - 1), thread_name_prefix="e5")
-        self._background = ThreadPoolExecutor(
-            max_workers=size, thread_name_prefix="e5-background", initializer=_lower_priority
-        )
+        self._helpers = _started(max(1, size - 1), "e5")
+        self._background = _started(size, "e5-background", _lower_priority)
 
     def _take(self, *, background: bool = False) -> Any:
         """A free engine, waiting for one. Background work waits while a request does, and

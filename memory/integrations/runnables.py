@@ -130,7 +130,7 @@ def to_documents(result: RetrievalResult, include: Sequence[str]) -> list[Docume
             Document(
                 page_content=f"{fact.key}: {fact.value}",
                 id=fact.id,
-                metadata={"source": "profile", "id": fact.id, "key": fact.key,
+                metadata={"source": "profile", "id": fact.id, "layer": "profile", "key": fact.key,
                           "since": fact.since.isoformat(), "user_id": fact.user_id},
             )
             for fact in result.profile

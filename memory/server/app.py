@@ -37,7 +37,6 @@ from memory.server.guards import (
     GRANT,
     SESSION_COOKIE,
     SESSION_SECONDS,
-    CapBody,
     NoFraming,
     RequireKey,
     is_loopback,
@@ -45,6 +44,7 @@ from memory.server.guards import (
     session_token,
 )
 from memory.server.keys import Grant, KeyRing
+from memory.server.limits import CapBody
 from memory.server.requests import InteractionIn, RememberIn, RetrieveIn
 from memory.server.service import MemoryService
 

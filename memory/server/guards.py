@@ -1,4 +1,4 @@
-"""The server's gates, as plain ASGI middleware: the keys, the request body cap, no framing.
+"""The server's gates, as plain ASGI middleware: the keys and no framing (body caps: ``limits``).
 
 They refuse before any route runs, so a refused request writes nothing. A key is the admin key
 (``server.api_key``) or a scoped one (:mod:`memory.server.keys`: a persona, optionally one user),
@@ -14,7 +14,6 @@ the same *site* to the browser, which sends the cookie with its forms and ``no-c
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import ipaddress
@@ -79,9 +78,7 @@ def _same_origin(scope: Scope) -> bool:
     return bool(host) and origin == f"{scheme}://{host}"
 
 
-async def _refuse(
-    send: Send, status: int, detail: str, headers: tuple[tuple[bytes, bytes], ...] = ()
-) -> None:
+async def refuse(send: Send, status: int, detail: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
     body = json.dumps({"detail": detail}).encode()
     await send(
         {
@@ -157,111 +154,27 @@ class RequireKey:
         try:
             grant, by_cookie = self._grant(scope)
         except ConfigError as exc:  # an unreadable key file: nobody is let in on a guess
-            await _refuse(send, 503, str(exc))
+            await refuse(send, 503, str(exc))
             return
         if grant is None:
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
             else:
-                await _refuse(send, 401, "missing or wrong API key", ((b"www-authenticate", b"Bearer"),))
+                await refuse(send, 401, "missing or wrong API key", ((b"www-authenticate", b"Bearer"),))
             return
         parts = scope.get("path", "").split("/")
         if parts[1:3] == ["v1", "personas"] and len(parts) > 3 and not grant.allows_persona(parts[3]):
-            await _refuse(send, 403, "this key is for another persona")
+            await refuse(send, 403, "this key is for another persona")
             return
         changes = scope["type"] == "websocket" or scope.get("method") not in SAFE_METHODS
         if by_cookie and changes and not _same_origin(scope):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
             else:
-                await _refuse(send, 403, "a change by the inspector's cookie must come from its own page")
+                await refuse(send, 403, "a change by the inspector's cookie must come from its own page")
             return
         scope[GRANT] = grant
         await self.app(scope, receive, send)
-
-
-class CapBody:
-    """Refuses a request body over ``limit`` bytes (413) before the route reads any of it, and
-    one that stalls for ``timeout`` seconds between its parts (408: a client that trickles
-    bytes does not hold a connection and a task forever).
-
-    A declared ``Content-Length`` is checked first; the body is read up to the limit and
-    replayed to the route. One key (one grant) may be sending at most ``per_key`` bodies at once:
-    more get 429 at once and their connection closed, so slow bodies under one key cannot hold
-    the server's connections from everyone else.
-    """
-
-    def __init__(self, app: App, limit: int, timeout: float = 30.0, per_key: int = 8) -> None:
-        self.app = app
-        self.limit = limit
-        self.timeout = timeout
-        self.per_key = per_key
-        self._sending: dict[str, int] = {}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
-            await self.app(scope, receive, send)
-            return
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
-                await _refuse(send, 413, f"request body over {self.limit} bytes (server.max_body_bytes)")
-                return
-        grant = scope.get(GRANT)
-        chunks = await self._read(receive, send, grant.key_id if isinstance(grant, Grant) else "")
-        if chunks is None:
-            return
-
-        async def replay() -> Message:
-            return chunks.pop(0) if chunks else await receive()
-
-        await self.app(scope, replay, send)
-
-    async def _read(self, receive: Receive, send: Send, holder: str) -> list[Message] | None:
-        """The body's messages, or None once a refusal is sent (stalled, too large, or one
-        body too many still arriving under ``holder``'s key: a body that came whole in its
-        first part never counts)."""
-        first = await self._receive(receive, send)
-        if first is None:
-            return None
-        if first["type"] != "http.request" or not first.get("more_body", False):
-            return [first] if len(first.get("body", b"")) <= self.limit else await self._too_large(send)
-        if self._sending.get(holder, 0) >= self.per_key:
-            detail = f"this key is already sending {self.per_key} request bodies (server.max_bodies_per_key)"
-            await _refuse(send, 429, detail, ((b"connection", b"close"),))
-            return None
-        self._sending[holder] = self._sending.get(holder, 0) + 1
-        try:
-            return await self._rest(receive, send, [first])
-        finally:
-            self._sending[holder] -= 1
-            if not self._sending[holder]:
-                del self._sending[holder]
-
-    async def _receive(self, receive: Receive, send: Send) -> Message | None:
-        try:
-            return await asyncio.wait_for(receive(), self.timeout)
-        except TimeoutError:
-            await _refuse(send, 408, f"request body stalled for {self.timeout:g}s")
-            return None
-
-    async def _rest(self, receive: Receive, send: Send, chunks: list[Message]) -> list[Message] | None:
-        """The body's remaining parts after ``chunks`` (None once refused)."""
-        size = sum(len(chunk.get("body", b"")) for chunk in chunks)
-        while size <= self.limit:
-            message = await self._receive(receive, send)
-            if message is None:
-                return None
-            chunks.append(message)
-            if message["type"] != "http.request" or not message.get("more_body", False):
-                size += len(message.get("body", b""))
-                return chunks if size <= self.limit else await self._too_large(send)
-            size += len(message.get("body", b""))
-        return await self._too_large(send)
-
-    async def _too_large(self, send: Send) -> list[Message] | None:
-        """Refuse the body (413); None: nothing for the route."""
-        await _refuse(send, 413, f"request body over {self.limit} bytes (server.max_body_bytes)")
-        return None
 
 
 SAFETY_HEADERS = (
