@@ -92,7 +92,10 @@ class FactVectors:
             batch = self.table.without_vector(FILL_BATCH)
             if not batch:
                 break
-            done += self._store(batch, background=True)
+            stored = self._store(batch, background=True)
+            if not stored:  # the record refused the write (read-only, full): try again later
+                break
+            done += stored
         return done
 
     def drop(self) -> None:
