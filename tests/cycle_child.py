@@ -41,14 +41,14 @@ def main() -> None:
     config.data_dir = f"{data_dir}/memory_store"
     config.archive_dir = f"{data_dir}/archive"
 
-    def cycle(i: int, *, enrich: bool = False) -> None:
+    def cycle(i: int) -> None:
         with MemoryManager("karin", config) as manager:
             manager.record_interaction_sync(f"第{i}次见面 / meeting {i}", "你好呀～")
             manager.retrieve("你好", user_id=f"user-{i % 3}")
-            manager.flush(enrich=enrich)
+            manager.flush(enrich=True)  # enriched here, not by the worker in its own time
 
-    for i in range(WARM_CYCLES):  # the warm-up enriches at once (the worker waits while requests come)
-        cycle(i, enrich=True)
+    for i in range(WARM_CYCLES):
+        cycle(i)
     before = _state()
     for i in range(WARM_CYCLES, WARM_CYCLES + cycles):
         cycle(i)
