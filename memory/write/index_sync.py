@@ -112,7 +112,7 @@ class IndexSync:
     def _giving_way(self) -> bool:
         if time.monotonic() - self._last_request >= BUSY_SECONDS:
             return False
-        return self.unenriched() < BACKLOG_UNDER_LOAD
+        return not self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD)
 
     def _work(self) -> None:
         while not self._stopping.is_set():

@@ -34,12 +34,13 @@ class DerivedStates:
             (int(state),),
         )
 
-    def has_pending_index(self, state: IndexState = IndexState.PENDING) -> bool:
-        """Whether any searchable entry is in an index ``state`` (one indexed lookup)."""
+    def has_pending_index(self, state: IndexState = IndexState.PENDING, *, at_least: int = 1) -> bool:
+        """Whether at least ``at_least`` searchable entries are in an index ``state`` (an indexed
+        lookup that reads no further: never a count of a large backlog)."""
         return bool(
             self.db.query(
-                f"SELECT 1 FROM entries WHERE indexed = ? AND layer IN ({SEARCHED}) LIMIT 1",
-                (int(state),),
+                f"SELECT 1 FROM entries WHERE indexed = ? AND layer IN ({SEARCHED}) LIMIT 1 OFFSET ?",
+                (int(state), at_least - 1),
             )
         )
 
