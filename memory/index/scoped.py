@@ -25,6 +25,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from memory.index.chroma import ChromaBackend
+from memory.index.vector import Vector
 from memory.index.vectors import StoreHit, VectorStore
 
 INDEX_LAYOUT = "scopes tagged by a keyed hash"
@@ -43,14 +44,14 @@ def _is_digest(text: str) -> bool:
     return len(text) == DIGEST_CHARS and all(c in "0123456789abcdef" for c in text)
 
 
-def unit_matrix(rows: Sequence[Sequence[float]]) -> np.ndarray:
+def unit_matrix(rows: Sequence[Vector]) -> np.ndarray:
     """Vectors as the rows of a float32 matrix, each of length 1."""
     matrix = np.asarray(rows, dtype=np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     return matrix
 
 
-def closest(matrix: np.ndarray, vector: Sequence[float], depth: int) -> list[tuple[int, float]]:
+def closest(matrix: np.ndarray, vector: Vector, depth: int) -> list[tuple[int, float]]:
     """The ``depth`` rows of a :func:`unit_matrix` nearest to ``vector`` by cosine, best first
     (exact): (row, cosine)."""
     query = np.asarray(vector, dtype=np.float32)
@@ -59,7 +60,7 @@ def closest(matrix: np.ndarray, vector: Sequence[float], depth: int) -> list[tup
     return [(int(i), float(scores[i])) for i in best]
 
 
-def nearest(vector: Sequence[float], vectors: Mapping[str, Sequence[float]], depth: int) -> list[StoreHit]:
+def nearest(vector: Vector, vectors: Mapping[str, Vector], depth: int) -> list[StoreHit]:
     """The ``depth`` ids whose vectors are nearest to ``vector`` by cosine, best first (exact)."""
     if not vectors or depth <= 0:
         return []
@@ -161,5 +162,7 @@ class ScopedStores:
         with self._lock:
             store = self._stores.get(name)
             if store is None:
-                store = self._stores[name] = VectorStore(self.backend, name, self.embeddings)
+                searched = self.shared or name != self.base_name  # a pool is read by id
+                store = VectorStore(self.backend, name, self.embeddings, searched=searched)
+                self._stores[name] = store
             return store

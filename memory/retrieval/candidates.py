@@ -23,7 +23,8 @@ from dataclasses import replace
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.domain.types import DECAYING_LAYERS, Layer, RetrievedMemory
 from memory.domain.when import Window
-from memory.layers.rag import Fetched, RagLayer, Vector
+from memory.index.vector import Vector
+from memory.layers.rag import Fetched, RagLayer
 from memory.record import keyword
 from memory.retrieval import ranking
 from memory.retrieval.relevance import Bar

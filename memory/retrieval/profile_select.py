@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from memory.domain.types import ProfileFact
+from memory.index.vector import Vector
 from memory.layers.fact_vectors import FactVectors
 
 ELLIPSIS = "…"
@@ -58,7 +59,7 @@ class ProfileSelector:
         self.max_facts = max_facts
 
     def select(
-        self, facts: Sequence[ProfileFact], query_vector: Sequence[float], query_terms: set[str]
+        self, facts: Sequence[ProfileFact], query_vector: Vector, query_terms: set[str]
     ) -> list[ProfileFact]:
         """The facts to show for a query, from the user's current ones (most recent first)."""
         if self.max_facts <= 0 or self.max_chars <= 0 or not facts:
@@ -88,7 +89,7 @@ class ProfileSelector:
         return shown
 
     def _ranked(
-        self, facts: Sequence[ProfileFact], query_vector: Sequence[float], query_terms: set[str]
+        self, facts: Sequence[ProfileFact], query_vector: Vector, query_terms: set[str]
     ) -> list[ProfileFact]:
         vectors = self.vectors.of(facts)
         query = np.asarray(query_vector, dtype=np.float32)

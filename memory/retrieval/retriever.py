@@ -32,10 +32,11 @@ from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory
 from memory.domain.validation import check_top_k, check_user_id
 from memory.domain.when import window_of
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
+from memory.index.vector import Vector
 from memory.layers.active import ActiveLayer
 from memory.layers.decay_tick import DecayTick
 from memory.layers.fact_vectors import FactVectors
-from memory.layers.rag import EMBED_MAX_CHARS, RagLayer, Vector
+from memory.layers.rag import EMBED_MAX_CHARS, RagLayer
 from memory.record import keyword
 from memory.record.db import Database
 from memory.record.profile import ProfileTable

@@ -20,6 +20,7 @@ from pathlib import Path
 from memory.domain.types import IndexState, Layer
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.index.breaker import BreakerState, CircuitBreaker
+from memory.index.cores import background
 from memory.layers.fact_vectors import FactVectors
 from memory.layers.rag import RagLayer
 from memory.record.archive import ArchivedMemory, MemoryArchive
@@ -77,32 +78,40 @@ class IndexSync:
         self._importing = 0
         """Bulk imports under way: background enrichment waits for them (they go first)."""
         self._wake = threading.Event()
+        self._enrich_wake = threading.Event()
         self._stopping = threading.Event()
-        self._worker: threading.Thread | None = None
+        self._workers: list[threading.Thread] = []
         self.retry_seconds = 1.0
         self._last_request = -math.inf
         self.last_error: str | None = None
         """The last failure of the background work (cleared by a run that succeeds)."""
 
     def start_worker(self) -> None:
-        """Start the background thread that indexes committed writes (idempotent)."""
-        if self._worker is not None and self._worker.is_alive():
+        """Start the background threads (idempotent): one indexes committed writes, the other
+        enriches searchable memories, so a long enrichment batch never holds new writes back."""
+        if self._workers and all(worker.is_alive() for worker in self._workers):
             return
         self._stopping.clear()
-        self._worker = threading.Thread(target=self._work, name="persona-memory-index", daemon=True)
-        self._worker.start()
+        self._workers = [
+            threading.Thread(target=self._work, name="persona-memory-index", daemon=True),
+            threading.Thread(target=self._enrich_work, name="persona-memory-enrich", daemon=True),
+        ]
+        for worker in self._workers:
+            worker.start()
 
     def stop_worker(self) -> None:
-        """Stop the background thread (idempotent); pending work stays in SQLite."""
+        """Stop the background threads (idempotent); pending work stays in SQLite."""
         self._stopping.set()
         self._wake.set()
-        if self._worker is not None:
-            self._worker.join(timeout=30)
-            self._worker = None
+        self._enrich_wake.set()
+        for worker in self._workers:
+            worker.join(timeout=30)
+        self._workers = []
 
     def notify(self) -> None:
-        """Tell the worker that new writes are committed."""
+        """Tell the workers that new writes are committed."""
         self._wake.set()
+        self._enrich_wake.set()
 
     def serving(self) -> None:
         """Tell the worker a request (a retrieval, a write) is being served: enrichment gives way
@@ -115,26 +124,30 @@ class IndexSync:
         return not self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD)
 
     def _work(self) -> None:
-        while not self._stopping.is_set():
-            self._wake.wait(timeout=self.retry_seconds)
-            self._wake.clear()
-            if self._stopping.is_set():
-                return
+        with background():  # one core: the others serve requests (a flush's caller takes them all)
+            while self._woken(self._wake):
+                try:
+                    if self._recovered_from_outage():
+                        self.repair()
+                    elif self.has_pending():
+                        self.run(worker=True)
+                except Exception as exc:  # the worker must survive anything; the data is in SQLite
+                    self._failed("background indexing", exc)
+
+    def _enrich_work(self) -> None:
+        while self._woken(self._enrich_wake):
             try:
-                if self._recovered_from_outage():
-                    self.repair()
-                elif self.has_pending():
-                    self.run(worker=True)
                 self.enrich(
-                    until=lambda: (
-                        self._stopping.is_set()
-                        or self._importing > 0
-                        or self.has_pending()
-                        or self._giving_way()
-                    )
+                    until=lambda: self._stopping.is_set() or self._importing > 0 or self._giving_way()
                 )
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
-                self._failed("background indexing", exc)
+                self._failed("background enrichment", exc)
+
+    def _woken(self, wake: threading.Event) -> bool:
+        """Wait for ``wake`` (or the retry interval); False once the engine is closing."""
+        wake.wait(timeout=self.retry_seconds)
+        wake.clear()
+        return not self._stopping.is_set()
 
     def _recovered_from_outage(self) -> bool:
         """True once after each outage, when the store answers again (it may have lost data)."""
