@@ -8,7 +8,7 @@ rows, and by :meth:`RagLayer.repair` at start. A search returns only rows SQLite
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,6 +42,14 @@ class Fetched:
     vectors: dict[str, Vector]
     fresh: set[str]
     """Ids whose vectors were computed just now (the cheap tier), not read from the index."""
+
+
+@dataclass(frozen=True)
+class Enrichment:
+    """Full vectors computed for a batch of entries (:meth:`RagLayer.prepare_enrichment`)."""
+
+    batch: list[MemoryEntry]
+    vectors: dict[str, list[float]]
 
 
 def _by_scope(batch: Sequence[MemoryEntry]) -> dict[str, list[MemoryEntry]]:
@@ -233,17 +241,19 @@ class RagLayer:
             if once:
                 return total
 
-    def enrich_pending(self, limit: int, *, commit: AbstractContextManager[object] | None = None) -> int:
-        """Replace the cheap vectors of up to ``limit`` entries by full ones; returns how many
-        entries it finished. The full vectors are computed as background work (a request's
-        embedding goes first) outside ``commit`` (the indexer's lock), then stored under it for
-        the entries whose text did not change meanwhile. A vector already full (stored before a
-        kill, its state not yet) is marked, not embedded again."""
+    def waiting_enrichment(self, limit: int, *, skip: Collection[str] = ()) -> list[MemoryEntry]:
+        """Up to ``limit`` entries waiting for their full vectors, oldest first (not those in
+        ``skip``: batches under way)."""
         if self.tiers is None:
-            return 0
-        batch = self.table.pending_index(self.layer, limit, IndexState.SEARCHABLE)
-        if not batch:
-            return 0
+            return []
+        waiting = self.table.pending_index(self.layer, limit + len(skip), IndexState.SEARCHABLE)
+        return [e for e in waiting if e.id not in skip][:limit]
+
+    def prepare_enrichment(self, batch: list[MemoryEntry]) -> Enrichment:
+        """The full vectors of ``batch``, computed as background work (a request's embedding
+        goes first). A vector already full (stored before a kill, its state not yet) is marked,
+        not embedded again."""
+        assert self.tiers is not None, "only a layer with two tiers waits for enrichment"
         stored: dict[str, Vector] = {}
         for scope, group in _by_scope(batch).items():
             stored.update(self.stores.for_scope(scope).vectors([e.id for e in group]))
@@ -251,6 +261,14 @@ class RagLayer:
         texts = [e.index_text[:EMBED_MAX_CHARS] for e in todo]
         cheap = [stored.get(e.id) for e in todo]
         full = dict(zip((e.id for e in todo), self.tiers.enrich(texts, cheap), strict=True))
+        return Enrichment(batch, full)
+
+    def store_enrichment(
+        self, prepared: Enrichment, *, commit: AbstractContextManager[object] | None = None
+    ) -> int:
+        """Store prepared full vectors under ``commit`` (the indexer's lock), for the entries
+        whose text did not change meanwhile; returns how many entries it finished."""
+        batch, full = prepared.batch, prepared.vectors
         with commit or nullcontext():
             now = {e.id: e for e in self.table.by_ids(None, [e.id for e in batch])}
             same = [

@@ -14,7 +14,10 @@ import logging
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent import futures
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from memory.domain.types import IndexState, Layer
@@ -22,7 +25,7 @@ from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.index.breaker import BreakerState, CircuitBreaker
 from memory.index.cores import background
 from memory.layers.fact_vectors import FactVectors
-from memory.layers.rag import RagLayer
+from memory.layers.rag import Enrichment, RagLayer
 from memory.record.archive import ArchivedMemory, MemoryArchive
 from memory.record.db import Database
 from memory.record.entries import EntryTable
@@ -81,6 +84,7 @@ class IndexSync:
         self._enrich_wake = threading.Event()
         self._stopping = threading.Event()
         self._workers: list[threading.Thread] = []
+        self._ahead_pool: ThreadPoolExecutor | None = None
         self.retry_seconds = 1.0
         self._last_request = -math.inf
         self.last_error: str | None = None
@@ -107,6 +111,10 @@ class IndexSync:
         for worker in self._workers:
             worker.join(timeout=30)
         self._workers = []
+        with self._counting:
+            pool, self._ahead_pool = self._ahead_pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
 
     def notify(self) -> None:
         """Tell the workers that new writes are committed."""
@@ -217,8 +225,7 @@ class IndexSync:
             return False
         try:
             for layer in self.layers.values():
-                while not until() and self._enrich_batch(layer):
-                    pass
+                self._enrich_layer(layer, until)
             if self.fact_vectors is not None:
                 with self._enrich_lock:
                     self.fact_vectors.fill(until=until)
@@ -282,9 +289,36 @@ class IndexSync:
             self.last_error = None
         return True
 
-    def _enrich_batch(self, layer: RagLayer) -> int:
+    def _enrich_layer(self, layer: RagLayer, until: Callable[[], bool]) -> None:
+        """Enrich a layer's waiting entries batch by batch until none is left or ``until()``.
+        Two batches are computed at a time and each is stored while the next is computed: E5's
+        cores are not left idle between batches (at 10,000 memories writing the full vectors
+        into the index alone took about a tenth of the time)."""
         with self._enrich_lock:  # one enricher at a time (the worker, a flush): no text embedded twice
-            return layer.enrich_pending(ENRICH_BATCH, commit=self._lock)
+            under_way: deque[tuple[set[str], Future[Enrichment]]] = deque()
+
+            def start_next() -> None:
+                skip = set().union(*(ids for ids, _ in under_way))
+                batch = [] if until() else layer.waiting_enrichment(ENRICH_BATCH, skip=skip)
+                if batch:
+                    ids = {e.id for e in batch}
+                    under_way.append((ids, self._ahead().submit(layer.prepare_enrichment, batch)))
+
+            try:
+                start_next()
+                start_next()
+                while under_way:
+                    _, computing = under_way.popleft()
+                    layer.store_enrichment(computing.result(), commit=self._lock)
+                    start_next()
+            finally:  # after a failure the vectors under way are dropped: computed again next time
+                futures.wait([computing for _, computing in under_way])
+
+    def _ahead(self) -> ThreadPoolExecutor:
+        with self._counting:
+            if self._ahead_pool is None:
+                self._ahead_pool = ThreadPoolExecutor(2, thread_name_prefix="persona-memory-enrich-ahead")
+            return self._ahead_pool
 
     def _one_batch(self, layer: RagLayer, size: int) -> int:
         with self._lock:
