@@ -95,7 +95,7 @@ def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str
             "database": db.location,
             "archive": str(engine.archive.path),
             "pending_index": engine.sync.pending(),
-            "pending_enrichment": engine.sync.unenriched(),
+            "pending_enrichment": engine.sync.enricher.waiting(),
             "breaker": engine.backend.breaker.snapshot(),
             "calls_timed_out": engine.backend.deadline.stuck,
             "client_reopens": engine.backend.generation,

@@ -242,7 +242,7 @@ class MemoryRetriever:
 
     def _catch_up(self) -> None:
         try:
-            self.sync.serving()
+            self.sync.enricher.serving()
             self.sync.catch_up(self.catch_up_seconds)
         except Exception as exc:  # the backlog stays in SQLite; keywords still find it
             logger.debug("index catch-up skipped: %s", exc)

@@ -4,32 +4,30 @@ Every step is idempotent by entry id, so it can run after each write, after a cr
 store comes back from an outage. A background worker applies writes soon after they commit, so a
 ``record_*`` call pays only for its SQLite transaction. A retrieval asks for a *bounded* catch-up
 (:meth:`IndexSync.catch_up`): it never waits longer than its budget; entries still pending are
-found by keywords, and the active window is always current.
+found by keywords, and the active window is always current. A second worker runs the
+enrichment (:mod:`memory.write.enrichment`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent import futures
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from memory.domain.types import IndexState, Layer
+from memory.domain.types import Layer
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.index.breaker import BreakerState, CircuitBreaker
 from memory.index.cores import background
 from memory.layers.fact_vectors import FactVectors
-from memory.layers.rag import Enrichment, RagLayer
+from memory.layers.rag import RagLayer
 from memory.record.archive import ArchivedMemory, MemoryArchive
 from memory.record.db import Database
 from memory.record.entries import EntryTable
 from memory.write.archive_sync import ArchiveSync
+from memory.write.enrichment import Enricher
 
 logger = logging.getLogger(__name__)
 
@@ -43,12 +41,6 @@ WORK_BATCH = 1024
 """Entries the worker embeds per step (it checks between steps whether the engine is closing):
 Chroma takes large upserts faster (a 5,000-interaction import until searchable: 375/s with 256,
 447/s with 1,024)."""
-ENRICH_BATCH = 64
-"""Entries enriched per step (about a second of E5 on 2 cores; requests go first meanwhile)."""
-BUSY_SECONDS = 1.0
-"""Enrichment waits while a request came within this long (it takes a core from requests)..."""
-BACKLOG_UNDER_LOAD = 1000
-"""...unless this many memories wait for it (the backlog stays bounded under sustained load)."""
 REPAIR_INDEX_SECONDS = 2.0
 """Longest the start-up repair embeds what the index lacks; the worker does the rest."""
 
@@ -71,22 +63,16 @@ class IndexSync:
         self.layers = layers
         self.archive = archive
         self.archive_sync = ArchiveSync(entries, archive, export_lock)
-        self.fact_vectors = fact_vectors
         self.breaker = breaker
         self._outages_repaired = 0
         self._lock = threading.Lock()
         """Held while one batch is embedded and upserted (a retrieval's catch-up waits only that)."""
-        self._enrich_lock = threading.Lock()
-        self._counting = threading.Lock()
-        self._importing = 0
-        """Bulk imports under way: background enrichment waits for them (they go first)."""
+        self.enricher = Enricher(entries, layers, index_lock=self._lock, fact_vectors=fact_vectors)
         self._wake = threading.Event()
         self._enrich_wake = threading.Event()
         self._stopping = threading.Event()
         self._workers: list[threading.Thread] = []
-        self._ahead_pool: ThreadPoolExecutor | None = None
         self.retry_seconds = 1.0
-        self._last_request = -math.inf
         self.last_error: str | None = None
         """The last failure of the background work (cleared by a run that succeeds)."""
 
@@ -111,25 +97,12 @@ class IndexSync:
         for worker in self._workers:
             worker.join(timeout=30)
         self._workers = []
-        with self._counting:
-            pool, self._ahead_pool = self._ahead_pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
+        self.enricher.close()
 
     def notify(self) -> None:
         """Tell the workers that new writes are committed."""
         self._wake.set()
         self._enrich_wake.set()
-
-    def serving(self) -> None:
-        """Tell the worker a request (a retrieval, a write) is being served: enrichment gives way
-        for a while."""
-        self._last_request = time.monotonic()
-
-    def _giving_way(self) -> bool:
-        if time.monotonic() - self._last_request >= BUSY_SECONDS:
-            return False
-        return not self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD)
 
     def _work(self) -> None:
         with background():  # one core: the others serve requests (a flush's caller takes them all)
@@ -145,9 +118,7 @@ class IndexSync:
     def _enrich_work(self) -> None:
         while self._woken(self._enrich_wake):
             try:
-                self.enrich(
-                    until=lambda: self._stopping.is_set() or self._importing > 0 or self._giving_way()
-                )
+                self.enrich(until=lambda: self._stopping.is_set() or self.enricher.held_back())
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
                 self._failed("background enrichment", exc)
 
@@ -174,13 +145,10 @@ class IndexSync:
     @contextlib.contextmanager
     def importing(self) -> Iterator[None]:
         """Hold background enrichment back while a bulk import runs (it resumes after)."""
-        with self._counting:
-            self._importing += 1
         try:
-            yield
+            with self.enricher.importing():
+                yield
         finally:
-            with self._counting:
-                self._importing -= 1
             self.notify()
 
     def has_pending(self) -> bool:
@@ -203,10 +171,6 @@ class IndexSync:
         """Live entries not yet in the vector index."""
         return self.table.pending_index_count()
 
-    def unenriched(self) -> int:
-        """Live entries searchable by their cheap vector, their full one not stored yet."""
-        return self.table.pending_index_count(IndexState.SEARCHABLE)
-
     def flush(self, *, enrich: bool = False) -> bool:
         """Apply all pending work now, waiting for it (``enrich``: the enrichment too); False
         if the store is failing."""
@@ -224,11 +188,7 @@ class IndexSync:
         if not self.writable():
             return False
         try:
-            for layer in self.layers.values():
-                self._enrich_layer(layer, until)
-            if self.fact_vectors is not None:
-                with self._enrich_lock:
-                    self.fact_vectors.fill(until=until)
+            self.enricher.run(until)
         except StoreUnavailableError as exc:
             logger.debug("enrichment deferred: %s", exc)
             return False
@@ -289,37 +249,6 @@ class IndexSync:
             self.last_error = None
         return True
 
-    def _enrich_layer(self, layer: RagLayer, until: Callable[[], bool]) -> None:
-        """Enrich a layer's waiting entries batch by batch until none is left or ``until()``.
-        Two batches are computed at a time and each is stored while the next is computed: E5's
-        cores are not left idle between batches (at 10,000 memories writing the full vectors
-        into the index alone took about a tenth of the time)."""
-        with self._enrich_lock:  # one enricher at a time (the worker, a flush): no text embedded twice
-            under_way: deque[tuple[set[str], Future[Enrichment]]] = deque()
-
-            def start_next() -> None:
-                skip = set().union(*(ids for ids, _ in under_way))
-                batch = [] if until() else layer.waiting_enrichment(ENRICH_BATCH, skip=skip)
-                if batch:
-                    ids = {e.id for e in batch}
-                    under_way.append((ids, self._ahead().submit(layer.prepare_enrichment, batch)))
-
-            try:
-                start_next()
-                start_next()
-                while under_way:
-                    _, computing = under_way.popleft()
-                    layer.store_enrichment(computing.result(), commit=self._lock)
-                    start_next()
-            finally:  # after a failure the vectors under way are dropped: computed again next time
-                futures.wait([computing for _, computing in under_way])
-
-    def _ahead(self) -> ThreadPoolExecutor:
-        with self._counting:
-            if self._ahead_pool is None:
-                self._ahead_pool = ThreadPoolExecutor(2, thread_name_prefix="persona-memory-enrich-ahead")
-            return self._ahead_pool
-
     def _one_batch(self, layer: RagLayer, size: int) -> int:
         with self._lock:
             return layer.index_pending(size, once=True)
@@ -359,7 +288,7 @@ class IndexSync:
     def rebuild(self) -> int:
         """Drop every collection and index all live entries again; returns how many are live.
         No enrichment runs meanwhile (it would write to a dropped collection)."""
-        with self._enrich_lock:
+        with self.enricher.lock:
             with self._lock:
                 for layer in self.layers.values():
                     layer.drop_all()
