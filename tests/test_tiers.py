@@ -58,6 +58,38 @@ def test_retrievals_go_before_the_enrichment_backlog(make_manager) -> None:
     assert max(took) < 2.0, took  # a request waits for no batch of it (one takes seconds)
 
 
+def test_new_writes_are_indexed_while_an_enrichment_batch_runs(make_manager, monkeypatch) -> None:
+    """Indexing and enrichment run on their own threads: a write is searchable by its vector
+    while an enrichment batch is still being computed (it is held open here until the end)."""
+    import threading
+
+    release, computing = threading.Event(), threading.Event()
+    real = e5.EnginePool.encode_background
+
+    def held(pool: e5.EnginePool, texts: list[str]) -> object:
+        computing.set()
+        release.wait(timeout=60)
+        return real(pool, texts)
+
+    monkeypatch.setattr(e5.EnginePool, "encode_background", held)
+    manager = make_manager()
+    try:
+        manager.import_interactions(FILLER)
+        manager.flush()
+        assert computing.wait(timeout=30)  # the worker's enrichment batch is under way
+        for i in range(14):  # four of these leave the active window for the temporary layer
+            manager.record_interaction_sync(
+                f"I repaired bicycle number {i} today", "Nice work!", user_id="u2"
+            )
+        deadline = time.monotonic() + 20
+        while manager.debug_state()["store"]["pending_index"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        state = manager.debug_state()["store"]
+        assert state["pending_index"] == 0 and state["pending_enrichment"] > 0
+    finally:
+        release.set()
+
+
 CHILD = textwrap.dedent(
     """
     import json, os, signal, sys, time
