@@ -210,7 +210,7 @@ def _lower_priority() -> None:
     a lower priority, where the system allows either: the cores serve requests first.
 
     A lower priority alone (nice 10) still took a quarter of the cores from requests: 2,000 live
-    writes across 2,000 users until searchable took 6.3-6.7 s with it and 5.0-5.2 s at idle
+    writes across 2,000 users until searchable took 6.2-6.8 s with it and 5.0-5.2 s at idle
     priority (5.0 s with no enrichment at all)."""
     native = threading.get_native_id()
     with contextlib.suppress(AttributeError, OSError):  # not on Linux, or not allowed
