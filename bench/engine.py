@@ -245,6 +245,10 @@ class Engine:
             self.open()
         return results
 
+    def profile(self, user_id: str | None) -> dict[str, str]:
+        """The user's current profile facts, key to value."""
+        return {key: fact.value for key, fact in self._live().profile(user_id).items()}
+
     def counts(self) -> Counts:
         """Layer counts from ``debug_state()``."""
         state = self._live().debug_state()

@@ -1,7 +1,7 @@
 """Small talk for the retention bench: varied Chinese and English turns, seeded.
 
 Sixty templates (thirty in each language) with slots filled at random, and a persona reply in
-the same language. Nothing here names a personal fact of :mod:`bench.retention_facts`.
+the same language. Nothing here names a personal fact of :mod:`bench.retention_sets`.
 """
 
 from __future__ import annotations

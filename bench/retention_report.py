@@ -1,118 +1,114 @@
-"""The two tables of ``python -m bench retention``: facts recalled over time, and updated facts."""
+"""The tables of ``python -m bench retention``, both halves side by side: facts recalled over
+time, updated facts, and which turns changed the user's profile."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from rich.table import Table
 
 from bench.engine import ACTIVE_CAPACITY, BUDGET
-from bench.retention_facts import FACTS, UPDATES
 
 Results = dict[str, dict[str, Any]]
+"""Per half: its probe points and, per retriever, what :mod:`bench.retention` measured."""
 
 
-class Point(Protocol):
-    """A probe point (see :class:`bench.retention.ProbePoint`)."""
-
-    @property
-    def turn(self) -> int: ...
-
-    @property
-    def label(self) -> str: ...
+def _pct(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.0f}% ({part}/{whole})" if whole else "-"
 
 
-def _share(rows: Sequence[dict[str, Any]]) -> str:
-    found = sum(r["new"] is not None for r in rows)
-    return f"{100.0 * found / len(rows):.0f}% ({found}/{len(rows)})" if rows else "-"
+def _found(rows: Sequence[dict[str, Any]], field: str = "new") -> int:
+    return sum(r[field] is not None for r in rows)
 
 
 def _split(rows: Sequence[dict[str, Any]]) -> str:
-    same = [r for r in rows if not r["cross_language"]]
-    cross = [r for r in rows if r["cross_language"]]
-    return " / ".join(f"{100.0 * sum(r['new'] is not None for r in part) / len(part):.0f}%" if part else "-"
-                      for part in (same, cross))  # fmt: skip
+    parts = ([r for r in rows if not r["cross_language"]], [r for r in rows if r["cross_language"]])
+    return " / ".join(f"{100.0 * _found(p) / len(p):.0f}%" if p else "-" for p in parts)
 
 
-def render_facts(results: Results, points: Sequence[Point]) -> Table:
-    """Share of fact questions whose fact is shown, per checkpoint, per retriever."""
-    last = points[-1].label
-    table = Table(
-        title=f"Retention: personal facts recalled by one user's later questions (budget {BUDGET})",
-        caption_justify="left",
-    )
-    table.add_column("retriever")
-    for point in points:
-        table.add_column(point.label, justify="right")
-        table.add_column(f"{point.label} same / cross lang", justify="right")
-    table.add_column("hot / recorded", justify="right")
-    table.add_column(f"summaries {last}", justify="right")
-    for label, result in results.items():
-        probes, counts = result["probes"], result["counts"]
-        hot = " · ".join(
-            f"{counts[p.label]['active'] + counts[p.label]['temporary']}/{counts[p.label]['recorded']}"
-            for p in points
-            if p.label in counts
-        )
+def _retrievers(results: Results) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (half, label, row)
+        for half, rows in results.items()
+        for label, row in rows.items()
+        if label != "points"
+    ]
+
+
+def render_facts(results: Results) -> Table:
+    """Share of fact questions whose fact is shown, per checkpoint, per half and retriever."""
+    labels = [p["label"] for p in next(iter(results.values()))["points"] if p["kind"] == "facts"]
+    table = Table(title=f"Retention: personal facts recalled by later questions (budget {BUDGET})")
+    for column in ("half", "retriever"):
+        table.add_column(column)
+    for label in labels:
+        table.add_column(label, justify="right")
+        table.add_column(f"{label} same / other language", justify="right")
+    for half, retriever, row in _retrievers(results):
+        probes = row["probes"]
         table.add_row(
-            label,
-            *(cell for p in points for cell in (_share(probes[p.label]), _split(probes[p.label]))),
-            hot or "all kept",
-            str(counts[last]["summary"]) if last in counts else "-",
+            half,
+            retriever,
+            *(c for n in labels for c in (_pct(_found(probes[n]), len(probes[n])), _split(probes[n]))),
         )
-    questions = sum(len(f.probes) for f in FACTS)
-    table.caption = "\n".join(
-        [
-            f"{len(FACTS)} facts stated in the first {2 * len(FACTS)} turns (half zh, half en, each followed "
-            f"by small talk), {questions} questions, each fact asked in both languages; then small talk. "
-            "Reply path per turn: retrieve(user text), then record; summary job every 20 turns, clean-up "
-            "every 240. @N = N turns after the last fact; hot = live active + temporary (debug_state) "
-            "at each @N.",
-            "A question counts when its fact's key is in the user's memories shown: the active window "
-            f"({ACTIVE_CAPACITY}) plus the temporary and summary memories of the default quotas (the "
-            "persona's 2 static memories also take budget but are not searched for keys). Each question "
-            "runs on a fresh copy of the store: questions do not tick. Forgetting off = temporary and "
-            f"summary decay 1.0. Flat: top {BUDGET} of every turn so far by RRF(USE + E5 + BM25 over jieba "
-            "words).",
-        ]
-    )
-    return table
-
-
-def _cells(rows: Sequence[dict[str, Any]]) -> tuple[str, str, str]:
-    n = len(rows)
-    new = sum(r["new"] is not None for r in rows)
-    old = sum(r["old"] is not None for r in rows)
-    current = [r.get("old_current", r["old"]) for r in rows]
-    pairs = zip(current, rows, strict=True)
-    first = sum(c is not None and (r["new"] is None or c < r["new"]) for c, r in pairs)
-    return f"{new}/{n}", f"{old}/{n}", f"{first}/{n}"
-
-
-def render_updates(results: Results, points: Sequence[Point]) -> Table:
-    """Per updated fact and retriever: new value shown, old value shown, old value ranked first."""
-    table = Table(title="Updated facts: is the new value recalled, is the old one presented as current?")
-    table.add_column("fact: old -> new")
-    table.add_column("retriever")
-    for point in points:
-        for name in ("new shown", "old shown", "old first"):
-            table.add_column(f"{point.label} {name}", justify="right")
-    old = {f.name: f.key for f in FACTS}
-    for update in UPDATES:
-        for label, result in results.items():
-            cells: list[str] = []
-            for point in points:
-                cells += _cells([r for r in result["probes"][point.label] if r["fact"] == update.name])
-            table.add_row(f"{update.name}: {old[update.name]} -> {update.key}", label, *cells)
-        table.add_section()
     table.caption = (
-        "Each update is stated once (then small talk); its 2 questions (zh, en) are asked "
-        + " and ".join(f"{p.label.lstrip('+')}" for p in points)
-        + " turns after the last update. Ranked list: the active window newest first, then the RAG "
-        "memories by the retriever's score (flat: RRF rank); the engine's profile facts first. 'old "
-        "first' = the old value is shown, not marked as history, above the new one or without it "
-        "(presented as current)."
+        "Each half is its own user: facts stated in the first turns (half zh, half en, each followed by "
+        "small talk), each asked in both languages; @N = N turns after the last fact. A question counts "
+        f"when its fact's key is shown: profile facts, the active window ({ACTIVE_CAPACITY}) and the "
+        "temporary and summary memories of the default quotas. Each question runs on a fresh copy of the "
+        f"store. Flat: top {BUDGET} of every turn so far by RRF(USE + E5 + BM25 over jieba words)."
     )
     table.caption_justify = "left"
     return table
+
+
+def render_updates(results: Results) -> Table:
+    """Per half and retriever: the newest value shown as current, an old value shown as current."""
+    labels = [p["label"] for p in next(iter(results.values()))["points"] if p["kind"] == "updates"]
+    table = Table(title="Updated facts: the newest value shown as current; an old one shown as current")
+    for column in ("half", "retriever"):
+        table.add_column(column)
+    for label in labels:
+        table.add_column(f"{label} new as current", justify="right")
+        table.add_column(f"{label} old as current", justify="right")
+    for half, retriever, row in _retrievers(results):
+        cells: list[str] = []
+        for label in labels:
+            rows = row["probes"][label]
+            cells += [
+                _pct(_found(rows, "new_current"), len(rows)),
+                _pct(sum(r["old_current"] for r in rows), len(rows)),
+            ]
+        table.add_row(half, retriever, *cells)
+    table.caption = (
+        "Updates (some facts twice), then statements that are no update, each followed by small talk; "
+        "each update's 2 questions (zh, en) ask for the newest value. 'as current' = shown and not marked "
+        "as history (flat search marks nothing)."
+    )
+    table.caption_justify = "left"
+    return table
+
+
+def render_profile(results: Results) -> Table:
+    """Per half: the turns of each kind that changed the user's profile (the engine's rows)."""
+    table = Table(title="Turns that changed the user's profile (a slot set or replaced)")
+    for column in ("half", "updates", "statements that are no update", "small talk", "facts"):
+        table.add_column(column, justify="right")
+    for half, _, row in _retrievers(results):
+        if "profile_changed" not in row:
+            continue
+        changed, turns = row["profile_changed"], row["turns"]
+        kinds = ("update", "statement", "small talk", "fact")
+        table.add_row(half, *(_pct(changed.get(k, 0), turns.get(k, 0)) for k in kinds))
+    table.caption = (
+        "Targets on the held-out half: updates detected, statements about someone else, negated, wished, "
+        "planned or asked <= 5 % recorded as updates; facts: the slot facts among them set a slot."
+    )
+    table.caption_justify = "left"
+    return table
+
+
+def render(results: Results) -> list[Table]:
+    """Every table of the run."""
+    return [render_facts(results), render_updates(results), render_profile(results)]

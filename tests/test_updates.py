@@ -73,7 +73,7 @@ def test_an_older_statement_imported_late_does_not_replace_the_newer(make_manage
         "我住在哪个城市？",
         "Where do I live?",
         "你住在哪里呀",
-        "我开车去公司",
+        "我今天开车去了趟机场，路上堵了一个小时",
         "我老公今天加班",
         "My phone died today",
         "今天天气真好",
@@ -117,3 +117,49 @@ def test_questions_and_small_talk_set_no_slot(text: str) -> None:
 )
 def test_plain_statements_set_their_slot(text: str, slot: str) -> None:
     assert slot_of(text) == slot
+
+
+@pytest.mark.parametrize(
+    ("old_statement", "new_statement", "question", "new", "old"),
+    [  # phrasings and values found in no rule, corpus row or benchmark sentence
+        ("I work as a nurse at the city hospital", "I am now working as a paramedic", "我现在做什么工作？",
+         "paramedic", "nurse"),
+        ("我住在上海，离静安寺很近", "我们家现在在苏州落户了", "Where do I live now?", "苏州", "上海"),
+    ],
+)  # fmt: skip
+def test_an_update_in_a_new_phrasing_replaces_the_old_value(
+    make_manager, config, old_statement: str, new_statement: str, question: str, new: str, old: str
+) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, [old_statement, *CHAT, new_statement, *CHAT])
+    manager.flush()
+    _current_and_history(manager, question, new, old)
+
+
+def test_statements_about_others_negated_or_wished_change_nothing(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["我开一辆白色的比亚迪汉", "今天天气真好"])
+    before = {key: fact.value for key, fact in manager.profile().items()}
+    assert "car" in before
+    fill(manager, ["My neighbour bought a Porsche", "我爸换了台华为手机", "I have never owned a car",
+                   "我没搬去广州", "I would love to live in Porto one day"])  # fmt: skip
+    assert {key: fact.value for key, fact in manager.profile().items()} == before
+
+
+def test_the_shipped_slot_weights_are_those_the_corpus_trains() -> None:
+    from importlib import resources
+
+    import numpy as np
+
+    from memory.domain import slot_model
+
+    with (
+        resources.files("memory.samples").joinpath(slot_model.WEIGHTS).open("rb") as file,
+        np.load(file) as data,
+    ):
+        shipped = {name: data[name] for name in data.files}
+    assert str(shipped["digest"]) == slot_model.corpus_digest(), "retrain: python -m memory.domain.slot_model"
+    fresh = slot_model.train()
+    assert np.array_equal(fresh["ids"], shipped["ids"])
+    assert np.allclose(fresh["weights"].astype(np.float32), shipped["weights"].astype(np.float32), atol=1e-3)
