@@ -141,3 +141,13 @@ def test_a_langgraph_graph_uses_it_as_its_store(make_manager) -> None:
     assert out["recalled"] == ["我养了一只叫年糕的猫"]
     assert graph.invoke({"user": "u2", "said": "I like tea"})["recalled"] == ["I like tea"]
     assert "年糕" in manager.retrieve("我的猫叫什么", user_id="u1")[1]
+
+
+def test_a_ttl_is_refused_as_langgraph_stores_refuse_it_and_nothing_is_written(make_manager) -> None:
+    store = make_manager().as_store()
+    assert store.supports_ttl is False
+    with pytest.raises(NotImplementedError, match="TTL is not supported by MemoryStore"):
+        store.put(U1, "m-trip", {"content": "I fly to Osaka on Friday"}, ttl=60)
+    assert store.get(U1, "m-trip") is None
+    store.put(U1, "m-trip", {"content": "I fly to Osaka on Friday"}, ttl=None)  # no expiry: kept
+    assert store.get(U1, "m-trip") is not None
