@@ -237,6 +237,18 @@ _WOULD_EN = [
     "I'd learn something new",
     "everything would change",
 ]
+_ROUTINES = [
+    ("去游泳", "go swimming"),
+    ("六点起床", "get up at six"),
+    ("去跑步", "go for a run"),
+    ("遛狗", "walk the dog"),
+    ("练瑜伽", "do yoga"),
+    ("看书", "read for an hour"),
+    ("给花浇水", "water the plants"),
+    ("写日记", "write in my journal"),
+    ("做早饭", "make breakfast"),
+    ("去健身房", "go to the gym"),
+]
 _PLAN_EN = ["planning", "hoping", "thinking about whether", "going", "considering whether", "about"]
 _LATER_EN = [" next year", " soon", " someday", "", " after the summer"]
 _PLAN_ZH = ["打算", "想", "准备", "计划", "考虑", "要"]
@@ -445,6 +457,18 @@ def corpus(seed: int = 7) -> list[tuple[str, str]]:
                 rng.choice(["the office", "the airport"]),
             )
             rows.append((_cap(f"I went to {place} {mode} {when}{aside(_CHAT_EN, ', ')}"), NONE))
+    for routine in _ROUTINES:  # a habit that is no slot: swimming every morning is no drink
+        for _ in range(4):
+            when_zh, when_en = rng.choice(
+                [
+                    ("每天早上", "every morning"),
+                    ("每天晚上", "every night"),
+                    ("每周六", "every Saturday"),
+                    ("平时", "usually"),
+                ]
+            )
+            rows.append((f"我{when_zh}{routine[0]}{aside(_CHAT_ZH, '，')}", NONE))
+            rows.append((_cap(f"I {routine[1]} {when_en}{aside(_CHAT_EN, ', ')}"), NONE))
     for hobby in ["pottery", "jazz", "sci-fi", "yoga", "anime", "baking", "crosswords", "cycling"]:
         for _ in range(4):
             rows.append(
