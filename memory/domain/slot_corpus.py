@@ -249,6 +249,26 @@ _ROUTINES = [
     ("做早饭", "make breakfast"),
     ("去健身房", "go to the gym"),
 ]
+_SKILLS = [
+    ("攀岩", "climbing"),
+    ("游泳", "to swim"),
+    ("日语", "Japanese"),
+    ("做饭", "to cook"),
+    ("编程", "to code"),
+    ("开车", "to drive"),
+    ("滑雪", "to ski"),
+    ("画画", "to paint"),
+]
+_SELF = [
+    ("新来的", "new here"),
+    ("单身", "single"),
+    ("左撇子", "left-handed"),
+    ("夜猫子", "a night owl"),
+    ("独生子", "an only child"),
+    ("急性子", "impatient"),
+    ("社恐", "shy"),
+    ("第一次来", "here for the first time"),
+]
 _PLAN_EN = ["planning", "hoping", "thinking about whether", "going", "considering whether", "about"]
 _LATER_EN = [" next year", " soon", " someday", "", " after the summer"]
 _PLAN_ZH = ["打算", "想", "准备", "计划", "考虑", "要"]
@@ -457,6 +477,16 @@ def corpus(seed: int = 7) -> list[tuple[str, str]]:
                 rng.choice(["the office", "the airport"]),
             )
             rows.append((_cap(f"I went to {place} {mode} {when}{aside(_CHAT_EN, ', ')}"), NONE))
+    for skill_zh, skill_en in _SKILLS:  # learning a skill that is no instrument
+        for _ in range(3):
+            rows.append(
+                (f"我{rng.choice(['在学', '最近在学', '开始学'])}{skill_zh}{aside(_CHAT_ZH, '，')}", NONE)
+            )
+            rows.append((_cap(f"I'm learning {skill_en}{aside(_CHAT_EN, ', ')}"), NONE))
+    for about_zh, about_en in _SELF:  # what the speaker is, no slot: new here, single, left-handed
+        for _ in range(3):
+            rows.append((f"{rng.choice(_OPEN_ZH)}我是{about_zh}{aside(_CHAT_ZH, '，')}", NONE))
+            rows.append((_cap(f"{rng.choice(_OPEN_EN)}I'm {about_en}{aside(_CHAT_EN, ', ')}"), NONE))
     for routine in _ROUTINES:  # a habit that is no slot: swimming every morning is no drink
         for _ in range(4):
             when_zh, when_en = rng.choice(
