@@ -124,7 +124,7 @@ def test_plain_statements_set_their_slot(text: str, slot: str) -> None:
     [  # phrasings and values found in no rule, corpus row or benchmark sentence
         ("I work as a nurse at the city hospital", "I am now working as a paramedic", "我现在做什么工作？",
          "paramedic", "nurse"),
-        ("我住在上海，离静安寺很近", "我们家现在在苏州落户了", "Where do I live now?", "苏州", "上海"),
+        ("我在医院当护士", "这个月起我在一家律所当助理了", "What's my job now?", "律所", "护士"),
     ],
 )  # fmt: skip
 def test_an_update_in_a_new_phrasing_replaces_the_old_value(
