@@ -245,9 +245,13 @@ class Engine:
             self.open()
         return results
 
-    def profile(self, user_id: str | None) -> dict[str, str]:
-        """The user's current profile facts, key to value."""
-        return {key: fact.value for key, fact in self._live().profile(user_id).items()}
+    def said_values(self, user_id: str | None) -> set[str]:
+        """Every value a slot has had for the user from what they said (current or history)."""
+        from memory.domain.slot_corpus import SLOTS
+
+        table = self._live()._engine.profile  # the bench reads the engine's own record
+        self._live().flush()  # what waits to be indexed is looked at again when it is
+        return {f.value for key in SLOTS for f in table.history(user_id, key) if f.source == "said"}
 
     def counts(self) -> Counts:
         """Layer counts from ``debug_state()``."""

@@ -17,8 +17,9 @@ A question recalls its fact when the fact's key appears in the user's memories s
 window and the RAG memories of the temporary and summary layers (the persona's static memories are
 left out), and the profile facts. An update counts when its newest value is shown not marked as
 history; an old value shown not marked as history is one presented as current. A statement counts
-as recorded as an update when the user's profile changed with it. The flat baseline ranks the same
-turns by RRF(the engine's embedder, dense, + BM25 over jieba words) and shows the top ``BUDGET``.
+as recorded as an update when it became a slot's value (now or before) by the end of the chat. The
+flat baseline ranks the same turns by RRF(the engine's embedder, dense, + BM25 over jieba words)
+and shows the top ``BUDGET``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from bench.recall import bm25_rankings, dense_rankings, jieba_tokens, rrf
 from bench.retention_report import render
 from bench.retention_sets import HELD_OUT, TUNE, Probe, Script
 from memory.domain.persona import SAMPLES
+from memory.domain.slots import value_of
 
 HALVES = {"tune": TUNE, "held-out": HELD_OUT}
 """The split, fixed here: tune on ``tune`` only; ``held-out`` is reported beside it."""
@@ -165,22 +167,17 @@ def _moment(turn: int) -> datetime:
 def run_engine(
     half: Script, turns: list[Turn], points: list[ProbePoint], *, user: str, log: Any
 ) -> dict[str, Any]:
-    """Chat a half's script into a fresh engine; probe it at every point; count the turns that
-    changed the user's profile, by kind."""
+    """Chat a half's script into a fresh engine; probe it at every point; count the turns, by
+    kind, whose statement became a slot's value (current or history) by the end."""
     clock = Clock(START)
     engine = Engine(Settings(PERSONA, SAMPLES, forgetting=True, provider=DEFAULT_PROVIDER), clock)
     at = {p.turn: p for p in points}
-    result: dict[str, Any] = {"probes": {}, "counts": {}, "profile_changed": {}, "turns": {}}
-    profile = engine.profile(user)
+    result: dict[str, Any] = {"probes": {}, "counts": {}, "recorded_as_slot": {}, "turns": {}}
     try:
         for number, turn in enumerate(turns, start=1):
             clock.moment = _moment(number)
             engine.chat_turn(turn.user, turn.reply, user_id=user, timestamp=clock.moment)
-            now = engine.profile(user)
             result["turns"][turn.kind] = result["turns"].get(turn.kind, 0) + 1
-            if now != profile:
-                result["profile_changed"][turn.kind] = result["profile_changed"].get(turn.kind, 0) + 1
-            profile = now
             if number % SUMMARY_EVERY == 0:
                 engine.run_jobs(summary=True, cleanup=False)
             if number % CLEANUP_EVERY == 0:
@@ -194,6 +191,10 @@ def run_engine(
             result["probes"][point.label] = score(questions, [r.ranked(without="static") for r in recalled])
             result["counts"][point.label] = vars(engine.counts())
             log(f"{user}: probed {point.label} (turn {number})")
+        said = engine.said_values(user)
+        for turn in turns:
+            if value_of(turn.user) in said:
+                result["recorded_as_slot"][turn.kind] = result["recorded_as_slot"].get(turn.kind, 0) + 1
     finally:
         engine.discard()
     return result

@@ -91,14 +91,14 @@ def render_updates(results: Results) -> Table:
 
 
 def render_profile(results: Results) -> Table:
-    """Per half: the turns of each kind that changed the user's profile (the engine's rows)."""
-    table = Table(title="Turns that changed the user's profile (a slot set or replaced)")
+    """Per half: the turns of each kind whose statement became a slot's value (the engine's rows)."""
+    table = Table(title="Turns whose statement became a slot's value in the profile (now or before)")
     for column in ("half", "updates", "statements that are no update", "small talk", "facts"):
         table.add_column(column, justify="right")
     for half, _, row in _retrievers(results):
-        if "profile_changed" not in row:
+        if "recorded_as_slot" not in row:
             continue
-        changed, turns = row["profile_changed"], row["turns"]
+        changed, turns = row["recorded_as_slot"], row["turns"]
         kinds = ("update", "statement", "small talk", "fact")
         table.add_row(half, *(_pct(changed.get(k, 0), turns.get(k, 0)) for k in kinds))
     table.caption = (

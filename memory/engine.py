@@ -28,7 +28,7 @@ from memory.domain.types import Layer
 from memory.errors import ConfigError, ReadOnlyStoreError, needs_extra
 from memory.index.cache_files import cache_folder
 from memory.index.chroma import ChromaBackend
-from memory.index.embeddings import describe, get_embeddings, warm_up_in_background
+from memory.index.embeddings import describe, get_embeddings, leads_with_use, warm_up_in_background
 from memory.index.heap import cap_malloc_arenas, scrub_freed_memory
 from memory.index.scoped import INDEX_LAYOUT, ScopedStores
 from memory.layers.active import ActiveLayer
@@ -55,6 +55,7 @@ from memory.summary.summarizer import Summarizer, load_model_factory
 from memory.write.erase import Eraser
 from memory.write.index_sync import IndexSync
 from memory.write.recorder import Recorder
+from memory.write.said_slots import SaidSlots
 
 Job = Callable[[], Awaitable[object]]
 logger = logging.getLogger(__name__)
@@ -225,6 +226,8 @@ def _wire(
     summary = SummaryLayer(table, stores(Layer.SUMMARY), config.summary, now)
     static = StaticLayer(table, stores(Layer.STATIC), persona.static_dir, now)
     rag_layers: dict[Layer, RagLayer] = {rag.layer: rag for rag in (temporary, summary, static)}
+    if config.temporary.slots and leads_with_use(config.embedding):
+        temporary.on_indexed = SaidSlots(db)
     export_lock = data_dir / f"{persona.id}.export.lock"
     fact_vectors = FactVectors(profile, embeddings)
     sync = IndexSync(

@@ -153,13 +153,30 @@ def test_the_shipped_slot_weights_are_those_the_corpus_trains() -> None:
     import numpy as np
 
     from memory.domain import slot_model
+    from memory.write import slot_training
 
     with (
         resources.files("memory.samples").joinpath(slot_model.WEIGHTS).open("rb") as file,
         np.load(file) as data,
     ):
         shipped = {name: data[name] for name in data.files}
-    assert str(shipped["digest"]) == slot_model.corpus_digest(), "retrain: python -m memory.domain.slot_model"
-    fresh = slot_model.train()
+    assert str(shipped["digest"]) == slot_model.corpus_digest(), (
+        "retrain: python -m memory.write.slot_training"
+    )
+    fresh = slot_training.train()
     assert np.array_equal(fresh["ids"], shipped["ids"])
-    assert np.allclose(fresh["weights"].astype(np.float32), shipped["weights"].astype(np.float32), atol=1e-3)
+    for name in ("weights", "use_weights", "use_bias"):
+        assert np.allclose(fresh[name].astype(np.float32), shipped[name].astype(np.float32), atol=1e-3), name
+
+
+def test_an_update_the_words_miss_is_found_once_it_is_indexed(make_manager, config) -> None:
+    """The second look (the interaction's USE vector, when it leaves the active window) finds
+    what the words alone did not; the statement it replaced is shown as history."""
+    new_statement = "I traded my Android for an iPhone 16 last weekend"
+    assert slot_of(new_statement) is None  # the words alone miss it
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, ["My phone is a Pixel 7", *CHAT, new_statement, *CHAT])
+    manager.flush()
+    assert "iPhone 16" in manager.profile()["phone"].value
+    _current_and_history(manager, "我现在用什么手机？", "iPhone 16", "Pixel 7")

@@ -1,11 +1,17 @@
 """The slot classifier: which slot of the user's life a statement sets, if any.
 
-A softmax regression over hashed character and word n-grams, learned from the generated corpus
-of :mod:`memory.domain.slot_corpus` (statements in the first person set a slot; the same said of
-someone else, negated, wished, planned or asked set none). It costs about 65 microseconds a
-statement, needs no embedder, and its weights ship with the package
-(``memory/samples/slot_model.npz``, made by ``python -m memory.domain.slot_model``); a test
-checks they match a fresh training on the current corpus.
+Two softmax regressions learned from the generated corpus of :mod:`memory.domain.slot_corpus`
+(statements in the first person set a slot; the same said of someone else, negated, wished,
+planned or asked set none):
+
+- over hashed character and word n-grams of the statement: about 65 microseconds, no embedder
+  (what a write decides at once);
+- over the USE vector of the interaction as indexed (the statement and the persona's reply): it
+  carries to words the corpus never used. Its answer is combined with the first (a geometric
+  mean) when that vector is at hand, when the interaction is indexed.
+
+The weights ship with the package (``memory/samples/slot_model.npz``, made by
+``python -m memory.write.slot_training``); a test checks they match a fresh training.
 """
 
 from __future__ import annotations
@@ -14,11 +20,9 @@ import functools
 import hashlib
 import itertools
 import re
-import sys
 import unicodedata
 import zlib
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +37,8 @@ LEARNING_RATE = 0.5
 L2 = 1e-6
 WEIGHTS = "slot_model.npz"
 CLASSES = (*SLOTS, NONE)
+USE_DIMENSIONS = 512
+"""Length of the vectors the second regression reads (USE's)."""
 _WORD = re.compile(r"[a-z0-9']+|[\u4e00-\u9fff]")
 
 
@@ -52,25 +58,38 @@ def features(text: str) -> np.ndarray[Any, np.dtype[np.int64]]:
 
 
 class SlotModel:
-    """Trained weights: ``ids`` (the feature buckets used) and their rows of ``weights``."""
+    """Trained weights: the n-gram regression (``ids``, the feature buckets used, and their rows
+    of ``weights``) and, when shipped, the regression over USE vectors."""
 
     def __init__(
-        self, ids: np.ndarray[Any, Any], weights: np.ndarray[Any, Any], bias: np.ndarray[Any, Any]
+        self,
+        ids: np.ndarray[Any, Any],
+        weights: np.ndarray[Any, Any],
+        bias: np.ndarray[Any, Any],
+        head: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
     ) -> None:
         self._row = {int(i): r for r, i in enumerate(ids)}
         self.weights = weights.astype(np.float32)
         self.bias = bias.astype(np.float32)
+        self.head = None if head is None else (head[0].astype(np.float32), head[1].astype(np.float32))
 
-    def probabilities(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]]:
-        """Each class's probability (in :data:`CLASSES` order)."""
+    def probabilities(self, text: str, vector: Any = None) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """Each class's probability (in :data:`CLASSES` order); with the USE ``vector`` of the
+        interaction, both regressions combined."""
         rows = [r for r in (self._row.get(int(f)) for f in features(text)) if r is not None]
         score = self.bias + (self.weights[rows].sum(axis=0) if rows else 0.0) / max(len(rows), 1) ** 0.5
-        score = np.exp(score - score.max())
-        return score / score.sum()  # type: ignore[no-any-return]
+        chances = np.exp(score - score.max())
+        chances /= chances.sum()
+        if vector is None or self.head is None:
+            return chances  # type: ignore[no-any-return]
+        logits = np.asarray(vector, dtype=np.float32)[:USE_DIMENSIONS] @ self.head[0] + self.head[1]
+        other = np.exp(logits - logits.max())
+        combined = np.sqrt(chances * other / other.sum())
+        return combined / combined.sum()  # type: ignore[no-any-return]
 
-    def slot(self, text: str, threshold: float = 0.5) -> str | None:
+    def slot(self, text: str, threshold: float, vector: Any = None) -> str | None:
         """The slot a statement sets (its class is a slot with at least ``threshold``), or None."""
-        probabilities = self.probabilities(text)
+        probabilities = self.probabilities(text, vector)
         best = int(probabilities.argmax())
         return CLASSES[best] if CLASSES[best] != NONE and probabilities[best] >= threshold else None
 
@@ -128,19 +147,5 @@ def train() -> dict[str, np.ndarray[Any, Any]]:
 def shipped() -> SlotModel:
     """The weights that ship with the package (loaded once)."""
     with resources.files("memory.samples").joinpath(WEIGHTS).open("rb") as file, np.load(file) as data:
-        return SlotModel(data["ids"], data["weights"], data["bias"])
-
-
-def main(argv: list[str]) -> int:
-    """``python -m memory.domain.slot_model [PATH]``: train and write the weights."""
-    target = Path(argv[0]) if argv else Path(str(resources.files("memory.samples").joinpath(WEIGHTS)))
-    fitted = train()
-    np.savez_compressed(
-        target, ids=fitted["ids"], weights=fitted["weights"], bias=fitted["bias"], digest=fitted["digest"]
-    )
-    print(f"wrote {target}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+        head = (data["use_weights"], data["use_bias"]) if "use_weights" in data.files else None
+        return SlotModel(data["ids"], data["weights"], data["bias"], head)

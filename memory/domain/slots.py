@@ -18,7 +18,6 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
 
 from memory.domain import slot_model
 from memory.domain.importance import said_in
@@ -30,8 +29,12 @@ _QUESTION = re.compile(
     r"^(what|where|which|who|when|how|do|does|did|is|are|am|can|could|would|should)\b",
     re.IGNORECASE,
 )
+SAID = "said"
+"""The source of a profile fact set by what the user said."""
 SLOT_THRESHOLD = 0.6
-"""Least probability of the most likely class for a statement to set that slot."""
+"""Least probability of the most likely class for a statement to set that slot (the n-grams)."""
+SLOT_THRESHOLD_WITH_VECTOR = 0.4
+"""The same for both regressions combined (chosen on the retention set's tune half)."""
 MAX_VALUE_CHARS = 200
 """A statement longer than this is kept as a profile value cut to its first sentence or this."""
 
@@ -44,11 +47,19 @@ def is_question(text: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def slot_of(text: str) -> str | None:
     """The slot a plain statement sets, or None (questions, statements about someone else,
-    negated, wished or planned, and other text): the shipped classifier's answer."""
+    negated, wished or planned, and other text): the shipped classifier's answer from the words."""
     statement = text.strip()
     if not statement or is_question(statement):
         return None
     return slot_model.shipped().slot(statement, SLOT_THRESHOLD)
+
+
+def slot_with_vector(text: str, vector: object) -> str | None:
+    """:func:`slot_of` with the USE vector of the interaction as indexed: both regressions."""
+    statement = text.strip()
+    if not statement or is_question(statement):
+        return None
+    return slot_model.shipped().slot(statement, SLOT_THRESHOLD_WITH_VECTOR, vector)
 
 
 def value_of(text: str) -> str:
@@ -61,20 +72,20 @@ def value_of(text: str) -> str:
 
 
 def mark_superseded(
-    memories: Sequence[RetrievedMemory], known: Sequence[ProfileFact]
+    memories: Sequence[RetrievedMemory], known: Sequence[ProfileFact], replaced: Sequence[ProfileFact] = ()
 ) -> list[RetrievedMemory]:
     """The memories, those whose statement set a slot whose current fact (in ``known``) was set
-    later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories never)."""
+    later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories never).
+    A statement set a slot when the classifier says so from its words, or when it is one of the
+    ``replaced`` values (what the profile kept as history)."""
     current = {f.key: f.since for f in known if f.key in SLOTS}
+    history = {f.value: f.key for f in replaced}
 
     def stale(m: RetrievedMemory) -> bool:
-        return m.entry.layer != Layer.STATIC and superseded(m.entry.content, m.entry.created_at, current)
+        if m.entry.layer == Layer.STATIC:
+            return False
+        said = said_in(m.entry.content)
+        slot = history.get(value_of(said)) or slot_of(said)
+        return slot is not None and slot in current and current[slot] > m.entry.created_at
 
     return [replace(m, superseded=True) if current and stale(m) else m for m in memories]
-
-
-def superseded(content: str, created: datetime, current: dict[str, datetime]) -> bool:
-    """Whether a memory's statement (``content``, made at ``created``) set a slot whose current
-    fact (``current``: slot -> when it was set) was set later."""
-    slot = slot_of(said_in(content))
-    return slot is not None and slot in current and current[slot] > created

@@ -44,6 +44,11 @@ _cache: dict[tuple[str, str, int], Embeddings] = {}
 _cache_lock = threading.Lock()
 
 
+def leads_with_use(config: EmbeddingConfig) -> bool:
+    """Whether the provider's vectors begin with USE's (what the slot classifier can read)."""
+    return config.provider in (USE_PROVIDER, BLEND_PROVIDER)
+
+
 class TieredEmbeddings(Protocol):
     """An embedder whose vectors come in two tiers: a cheap one at once, the full one later.
 

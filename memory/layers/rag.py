@@ -72,6 +72,8 @@ class RagLayer:
         self.stores = stores
         self.now = now
         self.tiers = tiered(stores.embeddings)
+        self.on_indexed: Callable[[list[MemoryEntry], Sequence[Vector]], None] | None = None
+        """Called with each batch indexed and its vectors (after their index state is stored)."""
         """The embedder's two tiers (a memory searchable by its cheap vector at once), if it has them."""
 
     def _scope(self, user_id: str | None) -> str | None:
@@ -236,6 +238,8 @@ class RagLayer:
             self._index_batch(batch, embedded)
             done = IndexState.SEARCHABLE if self.tiers is not None else IndexState.INDEXED
             self.table.set_index_state(self.layer, [e.id for e in batch], done)
+            if self.on_indexed is not None:
+                self.on_indexed(batch, embedded)
             self._drop_erased(batch)
             total += len(batch)
             if once:

@@ -129,6 +129,14 @@ class ProfileTable:
             rows = self.db.query(sql + " LIMIT ?", (scope_of(user_id), limit))
         return [_fact(r) for r in rows]
 
+    def replaced(self, user_id: str | None, source: str) -> list[ProfileFact]:
+        """A user's facts from ``source`` that a newer value replaced."""
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND source = ? AND valid_until IS NOT NULL",
+            (scope_of(user_id), source),
+        )
+        return [_fact(r) for r in rows]
+
     def history(self, user_id: str | None, key: str) -> list[ProfileFact]:
         """Every value a key has had for a user, oldest first (the last one may be current)."""
         rows = self.db.query(

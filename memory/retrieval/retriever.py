@@ -220,7 +220,7 @@ class MemoryRetriever:
                 self.config.mode, found, memories, weights=self.config.weights, count=NEAR_MISSES
             )
         facts = self._shown_facts(known, vector, words)
-        memories = slots.mark_superseded(memories, known)
+        memories = slots.mark_superseded(memories, known, self._replaced(user_id) if known else [])
         result = RetrievalResult(
             active=active,
             memories=memories,
@@ -265,6 +265,13 @@ class MemoryRetriever:
             return self.profile.current(user_id)
         except Exception as exc:
             logger.warning("profile facts unreadable (%s); retrieving without them", exc)
+            return []
+
+    def _replaced(self, user_id: str | None) -> list[ProfileFact]:
+        try:
+            return self.profile.replaced(user_id, slots.SAID)
+        except Exception as exc:
+            logger.warning("profile history unreadable (%s); judging statements by their words", exc)
             return []
 
     def _active_window(self, user_id: str | None) -> list[MemoryEntry]:

@@ -38,7 +38,6 @@ REMEMBERED = "remember"
 """The source of what a user or the model asked to remember explicitly."""
 STORED = "store"
 """The source of what a LangGraph store ``put`` wrote."""
-SAID = "said"
 """The source of a profile fact a plain statement set (:mod:`memory.domain.slots`)."""
 
 Record = Mapping[str, Any]
@@ -121,7 +120,7 @@ class Recorder:
             for interaction, slot in said:
                 self.profile.put(
                     conn, interaction.user_id, slot, slots.value_of(interaction.user_input),
-                    since=interaction.timestamp, source=SAID, newer_only=True,
+                    since=interaction.timestamp, source=slots.SAID, newer_only=True,
                 )  # fmt: skip
         self.sync.enricher.serving()
         self.sync.notify()

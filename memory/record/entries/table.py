@@ -272,6 +272,14 @@ class EntryTable(WholeRows):
             self.keywords(conn, [(str(i), str(s), str(n), str(c)) for i, s, n, c in rows.fetchall()])
 
     @staticmethod
+    def existing(conn: Connection, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are still recorded (not erased meanwhile)."""
+        if not ids:
+            return set()
+        rows = conn.execute(f"SELECT id FROM entries WHERE id IN ({marks(ids)})", tuple(ids)).fetchall()
+        return {str(i) for (i,) in rows}
+
+    @staticmethod
     def importances(conn: Connection, ids: Sequence[str]) -> dict[str, float]:
         """The stored importance of entries that have one."""
         if not ids:

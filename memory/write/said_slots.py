@@ -1,0 +1,46 @@
+"""Slots the words alone missed, found when an interaction is indexed: its USE vector is at hand
+then, and the classifier reads both (:func:`memory.domain.slots.slot_with_vector`).
+
+A write decides at once from the words; this second look comes when the interaction leaves the
+active window for the temporary layer and is embedded anyway (no extra model pass). It only adds
+what the first missed, and never sets a value older than the slot's current one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memory.domain import slots
+from memory.domain.importance import said_in
+from memory.domain.types import MemoryEntry
+from memory.index.vector import Vector
+from memory.record.db import Database
+from memory.record.entries import EntryTable
+from memory.record.profile import ProfileTable
+
+
+class SaidSlots:
+    """Called with each batch of interactions indexed and their vectors (USE first)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def __call__(self, batch: Sequence[MemoryEntry], vectors: Sequence[Vector]) -> None:
+        found = []
+        for entry, vector in zip(batch, vectors, strict=True):
+            if entry.source is not None or entry.key is not None or entry.pinned:
+                continue  # not an interaction
+            said = said_in(entry.content)
+            slot = slots.slot_with_vector(said, vector)
+            if slot is not None and slot != slots.slot_of(said):
+                found.append((entry, slot, said))
+        if not found:
+            return
+        with self.db.transaction() as conn:
+            alive = EntryTable.existing(conn, [entry.id for entry, _, _ in found])  # an erase came first
+            for entry, slot, said in found:
+                if entry.id in alive:
+                    ProfileTable.put(
+                        conn, entry.user_id, slot, slots.value_of(said),
+                        since=entry.created_at, source=slots.SAID, newer_only=True,
+                    )  # fmt: skip
