@@ -76,22 +76,46 @@ class SlotModel:
     def probabilities(self, text: str, vector: Any = None) -> np.ndarray[Any, np.dtype[np.float32]]:
         """Each class's probability (in :data:`CLASSES` order); with the USE ``vector`` of the
         interaction, both regressions combined."""
+        chances = self._by_words(text)
+        return chances if vector is None else self._combined(chances, vector)
+
+    def _by_words(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]]:
         rows = [r for r in (self._row.get(int(f)) for f in features(text)) if r is not None]
         score = self.bias + (self.weights[rows].sum(axis=0) if rows else 0.0) / max(len(rows), 1) ** 0.5
         chances = np.exp(score - score.max())
-        chances /= chances.sum()
-        if vector is None or self.head is None:
-            return chances  # type: ignore[no-any-return]
+        return chances / chances.sum()  # type: ignore[no-any-return]
+
+    def _combined(self, chances: np.ndarray[Any, Any], vector: Any) -> np.ndarray[Any, np.dtype[np.float32]]:
+        if self.head is None:
+            return chances
         logits = np.asarray(vector, dtype=np.float32)[:USE_DIMENSIONS] @ self.head[0] + self.head[1]
         other = np.exp(logits - logits.max())
         combined = np.sqrt(chances * other / other.sum())
         return combined / combined.sum()  # type: ignore[no-any-return]
 
+    def slots(self, text: str, vector: Any, thresholds: tuple[float, float]) -> tuple[str | None, str | None]:
+        """The slot by the words alone and by both regressions (``thresholds`` in that order),
+        the words read once."""
+        chances = self._by_words(text)
+        return _pick(chances, thresholds[0]), _pick(self._combined(chances, vector), thresholds[1])
+
+    def head_chances(self, vectors: Any) -> np.ndarray[Any, np.dtype[np.float32]] | None:
+        """Each class's probability for a batch of USE vectors by the second regression alone
+        (rows in :data:`CLASSES` order), or None when none shipped."""
+        if self.head is None:
+            return None
+        logits = np.asarray(vectors, dtype=np.float32)[:, :USE_DIMENSIONS] @ self.head[0] + self.head[1]
+        chances = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return chances / chances.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
     def slot(self, text: str, threshold: float, vector: Any = None) -> str | None:
         """The slot a statement sets (its class is a slot with at least ``threshold``), or None."""
-        probabilities = self.probabilities(text, vector)
-        best = int(probabilities.argmax())
-        return CLASSES[best] if CLASSES[best] != NONE and probabilities[best] >= threshold else None
+        return _pick(self.probabilities(text, vector), threshold)
+
+
+def _pick(probabilities: np.ndarray[Any, Any], threshold: float) -> str | None:
+    best = int(probabilities.argmax())
+    return CLASSES[best] if CLASSES[best] != NONE and probabilities[best] >= threshold else None
 
 
 def corpus_digest() -> str:

@@ -34,6 +34,8 @@ SAID = "said"
 SLOT_THRESHOLD = 0.6
 """Least probability of the most likely class for a statement to set that slot (the n-grams)."""
 SLOT_THRESHOLD_WITH_VECTOR = 0.4
+HEAD_GATE = 0.2
+"""Below this chance of any slot by the vector alone, the words are not read again."""
 """The same for both regressions combined (chosen on the retention set's tune half)."""
 MAX_VALUE_CHARS = 200
 """A statement longer than this is kept as a profile value cut to its first sentence or this."""
@@ -54,12 +56,23 @@ def slot_of(text: str) -> str | None:
     return slot_model.shipped().slot(statement, SLOT_THRESHOLD)
 
 
-def slot_with_vector(text: str, vector: object) -> str | None:
-    """:func:`slot_of` with the USE vector of the interaction as indexed: both regressions."""
+def maybe_slots(vectors: Sequence[object]) -> list[bool]:
+    """Per USE vector, whether its interaction may set a slot by :func:`slots_with_vector` (the
+    vector's own regression gives some slot at least :data:`HEAD_GATE`): one product for a batch,
+    before any statement's words are read."""
+    chances = slot_model.shipped().head_chances(vectors) if vectors else None
+    if chances is None:
+        return [False] * len(vectors)
+    return [bool(row[:-1].max() >= HEAD_GATE) for row in chances]
+
+
+def slots_with_vector(text: str, vector: object) -> tuple[str | None, str | None]:
+    """The slot a statement sets by its words alone (:func:`slot_of`) and with the USE vector of
+    the interaction as indexed too (both regressions)."""
     statement = text.strip()
     if not statement or is_question(statement):
-        return None
-    return slot_model.shipped().slot(statement, SLOT_THRESHOLD_WITH_VECTOR, vector)
+        return None, None
+    return slot_model.shipped().slots(statement, vector, (SLOT_THRESHOLD, SLOT_THRESHOLD_WITH_VECTOR))
 
 
 def value_of(text: str) -> str:

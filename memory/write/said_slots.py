@@ -1,5 +1,5 @@
 """Slots the words alone missed, found when an interaction is indexed: its USE vector is at hand
-then, and the classifier reads both (:func:`memory.domain.slots.slot_with_vector`).
+then, and the classifier reads both (:func:`memory.domain.slots.slots_with_vector`).
 
 A write decides at once from the words; this second look comes when the interaction leaves the
 active window for the temporary layer and is embedded anyway (no extra model pass). It only adds
@@ -27,12 +27,12 @@ class SaidSlots:
 
     def __call__(self, batch: Sequence[MemoryEntry], vectors: Sequence[Vector]) -> None:
         found = []
-        for entry, vector in zip(batch, vectors, strict=True):
-            if entry.source is not None or entry.key is not None or entry.pinned:
-                continue  # not an interaction
+        for entry, vector, maybe in zip(batch, vectors, slots.maybe_slots(vectors), strict=True):
+            if not maybe or entry.source is not None or entry.key is not None or entry.pinned:
+                continue  # no slot by the vector, or not an interaction
             said = said_in(entry.content)
-            slot = slots.slot_with_vector(said, vector)
-            if slot is not None and slot != slots.slot_of(said):
+            by_words, slot = slots.slots_with_vector(said, vector)
+            if slot is not None and slot != by_words:
                 found.append((entry, slot, said))
         if not found:
             return
