@@ -3,7 +3,7 @@ then, and the classifier reads both (:func:`memory.domain.slots.slots_with_vecto
 
 A write decides at once from the words; this second look comes when the interaction leaves the
 active window for the temporary layer and is embedded anyway (no extra model pass). It only adds
-what the first missed, and never sets a value older than the slot's current one.
+what the first found nothing in, and never sets a value older than the slot's current one.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class SaidSlots:
                 continue  # no slot by the vector, or not an interaction
             said = said_in(entry.content)
             by_words, slot = slots.slots_with_vector(said, vector)
-            if slot is not None and slot != by_words:
+            if slot is not None and by_words is None:
                 found.append((entry, slot, said))
         if not found:
             return
