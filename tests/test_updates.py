@@ -172,11 +172,11 @@ def test_the_shipped_slot_weights_are_those_the_corpus_trains() -> None:
 def test_an_update_the_words_miss_is_found_once_it_is_indexed(make_manager, config) -> None:
     """The second look (the interaction's USE vector, when it leaves the active window) finds
     what the words alone did not; the statement it replaced is shown as history."""
-    new_statement = "I traded my Android for an iPhone 16 last weekend"
+    new_statement = "我们家现在在苏州落户了"
     assert slot_of(new_statement) is None  # the words alone miss it
     config.active.capacity = 2
     manager = make_manager(config)
-    fill(manager, ["My phone is a Pixel 7", *CHAT, new_statement, *CHAT])
+    fill(manager, ["我住在上海，离静安寺很近", *CHAT, new_statement, *CHAT])
     manager.flush()
-    assert "iPhone 16" in manager.profile()["phone"].value
-    _current_and_history(manager, "我现在用什么手机？", "iPhone 16", "Pixel 7")
+    assert "苏州" in manager.profile()["home"].value
+    _current_and_history(manager, "Where do I live now?", "苏州", "上海")

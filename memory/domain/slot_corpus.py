@@ -269,6 +269,24 @@ _SELF = [
     ("社恐", "shy"),
     ("第一次来", "here for the first time"),
 ]
+_EPISODES = {  # once is no slot: what happened today with a slot's value
+    "home": ("去{v}玩了一趟", "visited {v} for the day"),
+    "job": ("见了一个{v}", "met a {v} at the party"),
+    "car": ("坐了朋友的{v}", "rode in my friend's {v}"),
+    "phone": ("借同事的{v}用了一下", "borrowed a {v} for a call"),
+    "partner": ("和{v}吃了顿饭", "had lunch with {v}"),
+    "school": ("去{v}参观了", "toured {v}"),
+    "diet": ("试了一次{v}", "tried {v} food once"),
+    "hometown": ("路过了{v}", "passed through {v}"),
+    "favourite_food": ("吃了{v}", "ate {v}"),
+    "favourite_drink": ("喝了{v}", "drank some {v}"),
+    "team": ("看了{v}的比赛", "watched {v} play"),
+    "instrument": ("练了{v}", "practised the {v}"),
+    "computer": ("用了会儿{v}", "tried a {v} at the store"),
+    "commute": ("{v}去了趟超市", "went to the shop {v}"),
+}
+_TODAY_ZH = ["今天", "刚才", "昨天", "今天第3次", "中午", "周末"]
+_TODAY_EN = ["today", "this morning", "yesterday", "just now", "for the third time today"]
 _PLAN_EN = ["planning", "hoping", "thinking about whether", "going", "considering whether", "about"]
 _LATER_EN = [" next year", " soon", " someday", "", " after the summer"]
 _PLAN_ZH = ["打算", "想", "准备", "计划", "考虑", "要"]
@@ -463,6 +481,19 @@ def corpus(seed: int = 7) -> list[tuple[str, str]]:
             rows.append((_cap(said), label))
         for text, label in _chinese(slot, rng):
             rows.append((f"{rng.choice(_OPEN_ZH)}{text}{aside(_CHAT_ZH, '，')}{rng.choice(_TAIL_ZH)}", label))
+    for slot, (zh, en) in _EPISODES.items():
+        for value in _S[slot]["v_zh"]:
+            for _ in range(2):
+                rows.append(
+                    (
+                        f"{rng.choice(_TODAY_ZH)}{zh.format(v=value)}{aside(_CHAT_ZH, '，')}{rng.choice(_TAIL_ZH)}",
+                        NONE,
+                    )
+                )
+        for value in _S[slot]["v_en"]:
+            for _ in range(2):
+                said = f"I {en.format(v=value)} {rng.choice(_TODAY_EN)}{aside(_CHAT_EN, ', ')}{rng.choice(_TAIL_EN)}"
+                rows.append((_cap(said), NONE))
     for mode in _S["commute"]["v_zh"]:  # once is no habit: a trip today sets no commute
         for _ in range(6):
             when, place = (
