@@ -45,8 +45,12 @@ def _current_and_history(manager: MemoryManager, question: str, new: str, old: s
             "Tesla",
             "比亚迪",
         ),
+        # phrasings and values found in no rule, corpus row or benchmark sentence
+        ("I work as a nurse at the city hospital", "I am now working as a paramedic", "我现在做什么工作？",
+         "paramedic", "nurse"),
+        ("我在医院当护士", "这个月起我在一家律所当助理了", "What's my job now?", "律所", "护士"),
     ],
-)
+)  # fmt: skip
 def test_a_plain_update_replaces_the_old_value(
     make_manager, config, old_statement: str, new_statement: str, question: str, new: str, old: str
 ) -> None:
@@ -117,24 +121,6 @@ def test_questions_and_small_talk_set_no_slot(text: str) -> None:
 )
 def test_plain_statements_set_their_slot(text: str, slot: str) -> None:
     assert slot_of(text) == slot
-
-
-@pytest.mark.parametrize(
-    ("old_statement", "new_statement", "question", "new", "old"),
-    [  # phrasings and values found in no rule, corpus row or benchmark sentence
-        ("I work as a nurse at the city hospital", "I am now working as a paramedic", "我现在做什么工作？",
-         "paramedic", "nurse"),
-        ("我在医院当护士", "这个月起我在一家律所当助理了", "What's my job now?", "律所", "护士"),
-    ],
-)  # fmt: skip
-def test_an_update_in_a_new_phrasing_replaces_the_old_value(
-    make_manager, config, old_statement: str, new_statement: str, question: str, new: str, old: str
-) -> None:
-    config.active.capacity = 2
-    manager = make_manager(config)
-    fill(manager, [old_statement, *CHAT, new_statement, *CHAT])
-    manager.flush()
-    _current_and_history(manager, question, new, old)
 
 
 def test_statements_about_others_negated_or_wished_change_nothing(make_manager) -> None:
