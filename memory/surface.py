@@ -16,8 +16,9 @@ from memory.domain.twins import async_twin
 from memory.domain.types import Interaction
 from memory.domain.validation import check_user_id
 from memory.engine import Engine
-from memory.errors import needs_extra
+from memory.errors import InvalidInputError, needs_extra
 from memory.integrations import chat, tools
+from memory.integrations.runnables import UNSET, UserChoice
 
 if TYPE_CHECKING:
     from memory.integrations.graph_store import MemoryStore
@@ -71,16 +72,18 @@ class LangChainSurface:
         recorded; ``clear()`` erases the user, see :meth:`forget_user`)."""
         self._check_open()
         user = check_user_id(user_id)
-        if user is None:
-            raise tools.no_user_error()
+        if user is None:  # clear() erases the user: the shared memory is no one's to erase
+            raise InvalidInputError("user_id", "a chat history is one user's: name the user")
         return chat.MemoryChatHistory(self, user)
 
-    def as_tools(self: OpenManager, user_id: str | None = None) -> list[BaseTool]:
+    def as_tools(self: OpenManager, user_id: UserChoice = UNSET) -> list[BaseTool]:
         """LangChain tools a model can call: ``recall_memory(query)``, ``remember(fact, key)``
         and ``forget_memory(memory_id)``, described in the persona's language. The user is
-        ``user_id``, else ``config["configurable"]["user_id"]`` of the call."""
+        ``user_id`` (``None``: the persona's shared memory), else each call's
+        ``config["configurable"]["user_id"]``; a call that names none gets the error as text."""
         engine = self._check_open()
-        return tools.memory_tools(self, check_user_id(user_id), engine.config.locale)
+        user = user_id if user_id is UNSET else check_user_id(user_id)
+        return tools.memory_tools(self, user, engine.config.locale)
 
     def cognitive_chain(
         self: OpenManager, model: BaseChatModel, *, max_recalls: int = 2, system_prompt: str | None = None

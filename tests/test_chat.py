@@ -198,3 +198,35 @@ def test_a_bare_chat_model_gets_the_memory_and_takes_any_chat_input(make_manager
     assert user_state["active"] + user_state["temporary"] == 4  # every exchange recorded
     with pytest.raises(InvalidInputError, match="input_key"):
         chat.invoke({"question": "?"}, user)
+
+
+def test_every_langchain_face_refuses_a_call_that_names_no_user(make_manager) -> None:
+    """One rule: a call that names no user is an error naming ``user_id``; ``None``, said, is the
+    persona's shared memory."""
+    manager = make_manager()
+    manager.record_interaction_sync("我的猫叫年糕", "好可爱～", user_id="u1")
+    manager.record_interaction_sync("The shared note says the lab opens at nine", "ok", user_id=None)
+    shared = {"configurable": {"user_id": None}}
+    runnable = manager.retriever.as_runnable()
+    retriever = manager.retriever.as_langchain_retriever()
+    chat = manager.with_memory(RunnableLambda(lambda d: "好的"))
+    recall = {t.name: t for t in manager.as_tools()}["recall_memory"]
+    for call in (
+        lambda: runnable.invoke("我的猫叫什么"),
+        lambda: runnable.invoke({"query": "我的猫叫什么"}),
+        lambda: retriever.invoke("我的猫叫什么"),
+        lambda: chat.invoke("我的猫叫什么"),
+    ):
+        with pytest.raises(InvalidInputError, match="user_id"):
+            call()
+    assert "user_id" in recall.invoke({"query": "我的猫叫什么"})  # a tool answers the model in text
+    assert "年糕" in runnable.invoke("我的猫叫什么", {"configurable": {"user_id": "u1"}})["active"]
+    in_shared = runnable.invoke("When does the lab open?", shared)["active"]
+    assert "nine" in in_shared and "年糕" not in in_shared
+    window = manager.retriever.as_langchain_retriever(include=("active",)).invoke("lab", shared)
+    assert "nine" in " ".join(d.page_content for d in window)
+    shared_tools = {t.name: t for t in manager.as_tools(user_id=None)}
+    shared_tools["remember"].invoke({"fact": "The lab's door code is 4711"})
+    assert "4711" in shared_tools["recall_memory"].invoke({"query": "What is the lab's door code?"})
+    assert chat.invoke({"input": "Is the lab open?", "user_id": None}) == "好的"
+    assert "Is the lab open?" in runnable.invoke("lab", shared)["active"]  # recorded, shared

@@ -15,6 +15,9 @@ from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 from memory import InvalidInputError, Layer
 from memory.domain.formatter import relative_time
 
+SHARED = {"configurable": {"user_id": None}}
+"""A call that names the persona's shared memory (naming no user is an error)."""
+
 
 async def _with_summary(manager, texts: list[str]) -> None:
     fill(manager, texts)
@@ -74,9 +77,9 @@ def test_runnable_accepts_str_and_dict(make_manager) -> None:
     manager = make_manager()
     fill(manager, ["你喜欢什么歌"])
     runnable = manager.retriever.as_runnable()
-    out = runnable.invoke("用户喜欢什么")
+    out = runnable.invoke("用户喜欢什么", SHARED)
     assert set(out) == {"active", "rag"} and "你喜欢什么歌" in out["active"]
-    assert runnable.invoke({"query": "用户喜欢什么"})["active"] == out["active"]
+    assert runnable.invoke({"query": "用户喜欢什么", "user_id": None})["active"] == out["active"]
 
 
 def test_runnable_inside_a_chain_with_a_chat_model(make_manager) -> None:
@@ -99,7 +102,7 @@ def test_runnable_inside_a_chain_with_a_chat_model(make_manager) -> None:
         | FakeListChatModel(responses=["前辈喜欢五月天～"])
         | StrOutputParser()
     )
-    assert chain.invoke("我喜欢哪个乐队？") == "前辈喜欢五月天～"
+    assert chain.invoke("我喜欢哪个乐队？", SHARED) == "前辈喜欢五月天～"
     assert "我最喜欢的乐队是五月天" in seen[0] and "我喜欢哪个乐队？" in seen[0]
 
 
@@ -107,7 +110,7 @@ def test_langchain_retriever_documents_carry_metadata(make_manager, config) -> N
     config.active.capacity = 1
     manager = make_manager(config)
     fill(manager, ["Deployed 3-node redis cluster, config at /opt/redis/", "最后"])
-    retriever = manager.retriever.as_langchain_retriever()
+    retriever = manager.retriever.as_langchain_retriever(user_id=None)
     assert isinstance(retriever, BaseRetriever)
     docs = retriever.invoke("redis 集群的配置在哪里")
     assert docs and "redis" in docs[0].page_content
@@ -141,7 +144,7 @@ def test_langchain_retriever_takes_k_and_returns_profile_and_window(make_manager
 
 async def test_langchain_retriever_async_invoke(make_manager) -> None:
     manager = make_manager()
-    docs = await manager.retriever.as_langchain_retriever().ainvoke("你的猫叫什么")
+    docs = await manager.retriever.as_langchain_retriever(user_id=None).ainvoke("你的猫叫什么")
     assert any("团子" in d.page_content for d in docs)
 
 
@@ -215,7 +218,7 @@ def test_runnable_takes_chat_inputs_and_the_user_from_config(make_manager, confi
         out = runnable.invoke(payload, config=as_u1)
         assert "团团" in out["active"] and "可乐" not in out["active"], payload
     assert "可乐" in runnable.invoke({"query": "宠物", "user_id": "u2"}, config=as_u1)["active"]
-    assert "团团" not in runnable.invoke("宠物")["active"]  # no user: the shared memory only
+    assert "团团" not in runnable.invoke("宠物", SHARED)["active"]  # None: the shared memory only
     schema = runnable.get_input_jsonschema()
     assert "anyOf" in schema or "oneOf" in schema
     with pytest.raises(InvalidInputError, match="query"):
@@ -229,4 +232,4 @@ async def test_the_retriever_takes_its_user_from_config(make_manager, config) ->
     retriever = manager.retriever.as_langchain_retriever()
     docs = await retriever.ainvoke("我的猫叫什么", config={"configurable": {"user_id": "u1"}})
     assert any("团团" in d.page_content for d in docs)
-    assert not any("团团" in d.page_content for d in retriever.invoke("我的猫叫什么"))
+    assert not any("团团" in d.page_content for d in retriever.invoke("我的猫叫什么", SHARED))

@@ -142,7 +142,7 @@ def test_the_runnable_reads_a_message_list_as_a_dialogue(make_manager, config) -
     messages = [SystemMessage("你是karin")]
     for i, turn in enumerate(DIALOGUE):
         messages.append(HumanMessage(turn) if i % 2 == 0 else AIMessage(turn))
-    out = manager.retriever.as_runnable().invoke(messages)
+    out = manager.retriever.as_runnable().invoke(messages, {"configurable": {"user_id": None}})
     assert "魔术" in out["rag"]
 
 
@@ -163,5 +163,5 @@ async def test_with_memory_asks_with_the_recent_exchanges(make_manager, config) 
 
     prompt = ChatPromptTemplate.from_messages([("system", "{rag}"), ("human", "{input}")])
     chain = manager.with_memory(spy | prompt | FakeListChatModel(responses=["好呀"]))  # type: ignore[operator]
-    await chain.ainvoke({"input": DIALOGUE[4]})
+    await chain.ainvoke({"input": DIALOGUE[4], "user_id": None})
     assert "魔术" in seen[0]

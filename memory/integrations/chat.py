@@ -27,7 +27,7 @@ from langchain_core.tracers.schemas import Run
 from memory.domain.types import Interaction
 from memory.domain.validation import check_user_id
 from memory.errors import InputTypeError, InvalidInputError, MemoryEngineError
-from memory.integrations.runnables import configured_user, message_text
+from memory.integrations.runnables import UNSET, chosen_user, configured_user, message_text
 
 logger = logging.getLogger(__name__)
 RECENT_EXCHANGES = 3
@@ -75,7 +75,7 @@ def _query(window: list[Interaction], text: str) -> str | list[str]:
 
 
 def _user(inputs: dict[str, Any], config: RunnableConfig | None) -> Any:
-    return inputs["user_id"] if inputs.get("user_id") is not None else configured_user(config)
+    return chosen_user(inputs.get("user_id", UNSET), configured_user(config))
 
 
 def _answer_text(output: Any, output_key: str | None) -> str:
@@ -214,7 +214,8 @@ def with_memory(
     messages, for a ``MessagesPlaceholder``). A bare chat model gets messages instead: the memory
     text as a system message, the recent exchanges, the new input. The input is a str, a
     message, a list of messages (its last human message is the new input) or a dict holding
-    ``input_key``. The user is the input's ``user_id``, else ``config["configurable"]["user_id"]``.
+    ``input_key``. The user is the input's ``user_id``, else ``config["configurable"]["user_id"]``
+    (naming none is an error; ``None`` is the persona's shared memory).
     """
     if not isinstance(chain, Runnable):
         raise InputTypeError("chain", "a LangChain Runnable", chain)

@@ -4,13 +4,15 @@ Input, like a chat chain's: a str; a dict with ``query``, ``input`` or ``questio
 ``user_id``); a message, or a list of messages: the conversation up to its last human message is
 the query (a dialogue query, :mod:`memory.domain.dialogue`: the newest turn counts most). The user
 comes from the input, else from ``config["configurable"]["user_id"]`` (how LangChain and
-LangGraph pass per-call settings), else it is the persona's shared memory.
+LangGraph pass per-call settings). One rule for every LangChain face (:func:`chosen_user`): a call
+that names no user is refused; ``user_id=None``, said, is the persona's shared memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from enum import Enum
+from typing import Any, Final
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -48,9 +50,42 @@ class MemoryOutput(TypedDict):
     rag: str
 
 
+class Unset(Enum):
+    """No user named (unlike ``None``, which names the persona's shared memory)."""
+
+    UNSET = "unset"
+
+
+UNSET: Final = Unset.UNSET
+UserChoice = str | None | Unset
+"""A user as a LangChain face is given it: a user id, ``None`` (the shared memory) or nothing."""
+
+
 def configured_user(config: RunnableConfig | None) -> Any:
-    """``config["configurable"]["user_id"]``, or None."""
-    return ((config or {}).get("configurable") or {}).get("user_id")
+    """``config["configurable"]["user_id"]`` (``None`` included), else :data:`UNSET`."""
+    return ((config or {}).get("configurable") or {}).get("user_id", UNSET)
+
+
+def chosen_user(*choices: Any) -> Any:
+    """The first user named among ``choices`` (most specific first: the call's input, the one
+    fixed at creation, the config's); ``None``, named, is the persona's shared memory.
+
+    Raises:
+        InvalidInputError: no choice names a user.
+    """
+    for choice in choices:
+        if choice is not UNSET:
+            return choice
+    raise no_user_error()
+
+
+def no_user_error() -> InvalidInputError:
+    """The error of a per-user surface used without a user."""
+    return InvalidInputError(
+        "user_id",
+        "no user named: pass user_id='...' or config={'configurable': {'user_id': '...'}} "
+        "(user_id=None, said, is the persona's shared memory)",
+    )
 
 
 def message_text(message: BaseMessage) -> Any:
@@ -81,20 +116,20 @@ def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, An
 
     Raises:
         InputTypeError: an input of none of the accepted shapes.
-        InvalidInputError: a dict without a query key, or messages without a human one.
+        InvalidInputError: a dict without a query key, messages without a human one, or no user
+            named (:func:`chosen_user`).
     """
-    user = configured_user(config)
     if isinstance(payload, dict):
         key = next((k for k in QUERY_KEYS if k in payload), None)
         if key is None:
             raise InvalidInputError("query", f"a dict input needs one of {', '.join(QUERY_KEYS)}")
-        return payload[key], payload.get("user_id", user)
+        return payload[key], chosen_user(payload.get("user_id", UNSET), configured_user(config))
     if isinstance(payload, BaseMessage):
-        return message_text(payload), user
+        return message_text(payload), chosen_user(configured_user(config))
     if isinstance(payload, list) and payload and all(isinstance(m, BaseMessage) for m in payload):
-        return dialogue_turns(payload), user
+        return dialogue_turns(payload), chosen_user(configured_user(config))
     if isinstance(payload, str):
-        return payload, user
+        return payload, chosen_user(configured_user(config))
     raise InputTypeError("query", "a str, a dict with a query, a message or a list of messages", payload)
 
 
@@ -153,28 +188,31 @@ def to_documents(result: RetrievalResult, include: Sequence[str]) -> list[Docume
 class MemoryDocumentRetriever(BaseRetriever):
     """LangChain retriever over a :class:`MemoryRetriever` (one decay tick a call).
 
-    The user is the one fixed at creation, else ``config["configurable"]["user_id"]``. ``k`` (a
+    The user is the call's ``user_id``, else the one fixed at creation, else
+    ``config["configurable"]["user_id"]`` (:func:`chosen_user`: none of them is an error). ``k`` (a
     call's keyword argument, else ``search_kwargs["k"]``, else ``retrieval.top_k``) is the number
     of recalled memories; ``include`` says which of :data:`SOURCES` the Documents hold
     (``metadata["source"]`` tells them apart).
     """
 
     memory: Any
-    user_id: str | None = None
+    user_id: UserChoice = UNSET
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     include: tuple[str, ...] = ("profile", "memories")
 
+    def _user(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+        user = chosen_user(kwargs.get("user_id", UNSET), self.user_id, configured_user(config))
+        return {**kwargs, "user_id": user}
+
     def invoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
-        """Retrieve for the fixed user, or the configured one."""
-        kwargs.setdefault("user_id", self.user_id if self.user_id is not None else configured_user(config))
-        return super().invoke(input, config, **kwargs)
+        """Retrieve for the call's ``user_id``, else the fixed user, else the configured one."""
+        return super().invoke(input, config, **self._user(config, kwargs))
 
     async def ainvoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         """Async :meth:`invoke`."""
-        kwargs.setdefault("user_id", self.user_id if self.user_id is not None else configured_user(config))
-        return await super().ainvoke(input, config, **kwargs)
+        return await super().ainvoke(input, config, **self._user(config, kwargs))
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, user_id: Any = None, k: Any = None
@@ -229,7 +267,8 @@ class RetrieverFace:
         """An LCEL Runnable to ``{"active": str, "rag": str}``. Input: a str; a dict with
         ``query``, ``input`` or ``question`` (and ``user_id``); a message, or a list of messages
         (the last human message is the query). The user is the input's ``user_id``, else
-        ``config["configurable"]["user_id"]``, else the persona's shared memory."""
+        ``config["configurable"]["user_id"]``; naming none is an error, ``None`` is the
+        persona's shared memory."""
         core = self.core
 
         def run(payload: Any, config: RunnableConfig) -> dict[str, str]:
@@ -250,7 +289,7 @@ class RetrieverFace:
     def as_langchain_retriever(
         self,
         *,
-        user_id: str | None = None,
+        user_id: UserChoice = UNSET,
         k: int | None = None,
         search_kwargs: dict[str, Any] | None = None,
         include: Sequence[str] = ("profile", "memories"),
@@ -258,7 +297,8 @@ class RetrieverFace:
         """A ``BaseRetriever``: the profile facts and recalled memories as Documents (``include``
         may add ``"active"``, the recent exchanges), each with ``source``, layer, timestamp and,
         for memories, score and similarity. ``k`` or ``search_kwargs={"k": n}`` sets how many
-        memories (also per call: ``invoke(query, k=n)``)."""
+        memories (also per call: ``invoke(query, k=n)``). The user is ``user_id`` (``None``: the
+        persona's shared memory), else each call's ``config["configurable"]["user_id"]``."""
         kwargs = dict(search_kwargs or {})
         if set(kwargs) - {"k"}:
             raise InvalidInputError("search_kwargs", f"only 'k' is known, got {sorted(kwargs)}")
@@ -269,5 +309,8 @@ class RetrieverFace:
         if isinstance(include, str) or not include or set(include) - set(SOURCES):
             raise InvalidInputError("include", f"name some of {', '.join(SOURCES)}, got {include!r}")
         return MemoryDocumentRetriever(
-            memory=self.core, user_id=check_user_id(user_id), search_kwargs=kwargs, include=tuple(include)
+            memory=self.core,
+            user_id=user_id if user_id is UNSET else check_user_id(user_id),
+            search_kwargs=kwargs,
+            include=tuple(include),
         )

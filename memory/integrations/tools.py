@@ -25,7 +25,14 @@ from memory.domain.persona import Persona
 from memory.domain.types import Interaction
 from memory.errors import InvalidInputError, MemoryEngineError
 from memory.integrations.chat import ChatMemory
-from memory.integrations.runnables import configured_user, message_text, query_and_user
+from memory.integrations.runnables import (
+    UNSET,
+    UserChoice,
+    chosen_user,
+    configured_user,
+    message_text,
+    query_and_user,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -98,11 +105,6 @@ HOW = {
 }
 
 
-def no_user_error() -> InvalidInputError:
-    """The error of a per-user surface used without a user."""
-    return InvalidInputError("user_id", "name the user (None is the persona's shared memory)")
-
-
 def recall_text(memory: ChatMemory, query: str, user_id: str | None, locale: str) -> str:
     """The recalled profile facts and memories of ``query`` as lines ``[id] text``."""
     return _recall_lines(memory.retrieve_memories(query, user_id=user_id), locale)
@@ -123,16 +125,13 @@ def _recall_lines(result: Any, locale: str) -> str:
     return "\n".join(lines) or words["none"]
 
 
-def memory_tools(memory: ChatMemory, user_id: str | None, locale: str) -> list[BaseTool]:
+def memory_tools(memory: ChatMemory, user_id: UserChoice, locale: str) -> list[BaseTool]:
     """``recall_memory``, ``remember`` and ``forget_memory`` acting for ``user_id`` (else the
-    configured user of each call)."""
+    configured user of each call; naming none is an error, see :func:`chosen_user`)."""
     words, about = REPLIES[locale], DESCRIPTIONS[locale]
 
-    def user_of(config: RunnableConfig) -> str:
-        user = user_id if user_id is not None else configured_user(config)
-        if user is None:
-            raise no_user_error()
-        return str(user)
+    def user_of(config: RunnableConfig) -> str | None:
+        return chosen_user(user_id, configured_user(config))  # type: ignore[no-any-return]
 
     def recall_memory(query: str, config: RunnableConfig) -> str:
         try:
@@ -185,7 +184,7 @@ class _Loop:
         system_prompt: str | None,
     ) -> None:
         self.memory, self.model, self.locale, self.max_recalls = memory, model, locale, max_recalls
-        recall = memory_tools(memory, None, locale)[0]
+        recall = memory_tools(memory, UNSET, locale)[0]
         try:
             self.thinker: Runnable[Any, BaseMessage] = model.bind_tools([recall])
             tools = True
