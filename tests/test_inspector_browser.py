@@ -3,6 +3,7 @@ browser is downloaded), against a real server with real memories."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,3 +151,39 @@ def test_an_english_persona_gets_an_english_page(config: MemoryConfig) -> None:
         assert "<script src" not in html and "http://" not in html.replace('xmlns="http://www.w3.org', "")
         picker = client.get("/inspect").text  # no user picked: the users to pick from
         assert 'href="/inspect?persona=karin&amp;user_id=u1"' in picker and "(shared)" not in picker
+
+
+def test_the_inspector_explains_a_bridged_match_the_layer_caps_and_a_pinned_memory(
+    browser, config: MemoryConfig
+) -> None:
+    config.active.capacity = 1
+    config.retrieval.deep_recall = False
+    budget(config, 1, 0, 1)
+    with running(MemoryService(["karin"], config)) as base, httpx.Client(base_url=base) as client:
+        for text in ["我的家乡是哈尔滨，冬天特别冷", "家乡的冬天，我们在哈尔滨堆雪人", "今天加班"]:
+            body = {"user_id": "u1", "user_input": text, "response": "好呀～"}
+            assert client.post(f"{V1}/interactions", json=body).status_code == 201
+        client.post(f"{V1}/memories", json={"user_id": "u1", "text": "下周三要去看牙医"})
+        client.post(f"{V1}/memories", json={"user_id": "u1", "text": "上海", "key": "home_city"})
+        for query in ["Where is my hometown?", "今天天气怎么样"]:
+            client.post(f"{V1}/retrieve", json={"user_id": "u1", "query": query})
+        page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+        page.goto(f"{base}/inspect?persona=karin&user_id=u1")
+        weather, hometown = page.locator("div.retrieval").all()  # newest first
+        hit = hometown.locator("table.scores tr.hit", has_text="哈尔滨").first
+        assert "hometown→家乡" in hit.locator("td.matched").inner_text()  # which word matched which
+        assert "临时层 1" in hometown.locator("p.caps").inner_text()  # every layer's places
+        assert "人设记忆 1" in hometown.locator("p.caps").inner_text()
+        near = hometown.locator("table.scores tr.miss[data-memory]", has_text="哈尔滨")
+        assert "名额（1）已满" in near.first.locator("span.over-cap").inner_text()
+        pinned = weather.locator("table.scores tr.hit", has_text="牙医")
+        assert pinned.locator("span.pinned").count() == 1
+        assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+$", weather.locator("small").first.inner_text())
+        assert "聊天中说的" in page.locator("table.profile").inner_text() or "让我记住的" in page.locator(
+            "table.profile"
+        ).inner_text()
+        page.click("nav a.lang")  # the English switch
+        assert page.locator("h1").inner_text().startswith("Memory inspector")
+        assert "asked to remember" in page.locator("table.profile").inner_text()
+        assert "temporary 1" in page.locator("p.caps").first.inner_text()
+        page.screenshot(path=str(REPO / "data" / f"inspector-explained-{RECORD}.png"), full_page=True)

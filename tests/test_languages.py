@@ -58,7 +58,8 @@ def test_the_bridge_translates_query_words_both_ways() -> None:
     assert "allergic" in bridge.expand({"过敏"})
     assert "家乡" in bridge.chinese("hometowns")  # an inflected word is looked up as its stem
     assert "cat" in bridge.english("猫叫")  # jieba's word, absent from the dictionary: its parts
-    assert bridge.expand({"zzqx", "12345"}) == set()
+    assert bridge.expand({"zzqx", "12345"}) == {}
+    assert bridge.expand({"birthday", "天气"})["生日"] == "birthday"  # each word with its source
 
 
 def test_a_contraction_is_not_a_query_word() -> None:

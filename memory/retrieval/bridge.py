@@ -147,16 +147,22 @@ class Bridge:
                 return found
         return ()
 
-    def expand(self, terms: Iterable[str]) -> set[str]:
-        """The other language's words for ``terms`` (lower case), none of the terms themselves."""
+    def expand(self, terms: Iterable[str]) -> dict[str, str]:
+        """The other language's words for ``terms`` (lower case), none of the terms themselves,
+        each with the term it translates (the first, in sorted order, when several give it)."""
         given = set(terms)
-        found: set[str] = set()
-        for term in given:
+        found: dict[str, str] = {}
+        for term in sorted(given):
             if _CJK.search(term):
-                found.update(self.english(term))
+                words = self.english(term)
             elif _ASCII_WORD.match(term):
-                found.update(self.chinese(term))
-        return found - given
+                words = self.chinese(term)
+            else:
+                continue
+            for word in words:
+                if word not in given:
+                    found.setdefault(word, term)
+        return found
 
 
 def _lemmas(word: str) -> list[str]:

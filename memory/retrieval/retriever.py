@@ -87,6 +87,9 @@ class RetrievalResult:
     """The best candidates just below the cut (not returned, not boosted), best first."""
     floor: Bar | None = None
     """The relevance floor's bar for this query (None: no floor applied)."""
+    keywords: dict[str, str] = field(default_factory=dict)
+    """The words the keyword search looked for, each with the query word it stands for: itself,
+    or the word the bilingual bridge translated (``{"宠物": "pet"}``)."""
 
 
 class MemoryRetriever:
@@ -187,12 +190,13 @@ class MemoryRetriever:
         active = self._active_window(user_id)
         known = self._profile(user_id)
         vector: Vector | None = None
-        words: set[str] = set()
+        keywords: dict[str, str] = {}
         bar: Bar | None = None
         try:
             terms = self._keyword_terms(parsed)
-            bridged = self._bridged(parsed, terms)
-            words = terms | bridged
+            translated = self._bridged(parsed, terms)
+            bridged = set(translated)
+            keywords = {**translated, **{term: term for term in terms}}
             tick = self.db.tick_of(scope_of(user_id))
             window = window_of(parsed.latest, now) if self.config.time_windows else None
             hits = self.search.keyword_hits(terms, bridged, user_id, limit)
@@ -219,7 +223,7 @@ class MemoryRetriever:
             misses = ranking.near_misses(
                 self.config.mode, found, memories, weights=self.config.weights, count=NEAR_MISSES
             )
-        facts = self._shown_facts(known, vector, words)
+        facts = self._shown_facts(known, vector, set(keywords))
         memories = slots.mark_superseded(memories, known, self._replaced(user_id) if known else [])
         result = RetrievalResult(
             active=active,
@@ -233,6 +237,7 @@ class MemoryRetriever:
             degraded=degraded,
             near_misses=misses,
             floor=bar,
+            keywords=keywords,
         )
         if not degraded:
             self._tick(user_id, memories)
@@ -290,18 +295,19 @@ class MemoryRetriever:
         config = self.config
         return config.bridge and config.mode == RetrievalMode.HYBRID and self.keywords.tokenizer == JIEBA
 
-    def _bridged(self, query: Query, terms: set[str]) -> set[str]:
-        """The newest turn's words in the other language (a dialogue's older turns add context
-        to the vector; translated, they would add mostly noise). ``terms``: the query's own."""
+    def _bridged(self, query: Query, terms: set[str]) -> dict[str, str]:
+        """The newest turn's words in the other language, each with the word it translates (a
+        dialogue's older turns add context to the vector; translated, they would add mostly
+        noise). ``terms``: the query's own."""
         if not self._bridging():
-            return set()
+            return {}
         try:
             newest = query.latest[-KEYWORD_MAX_CHARS:]
             latest = terms if query.latest == query.text else self.keywords.terms(newest)
             return shared_bridge().expand(latest)
         except Exception as exc:  # no dictionary: the query's own words still match
             logger.warning("keyword bridge unavailable (%s); matching the query's own words", exc)
-            return set()
+            return {}
 
     def _report_degraded(self, error: Exception) -> None:
         if isinstance(error, StoreUnavailableError):

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Query, Request, Security
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -207,9 +207,10 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         user_id: Annotated[str | None, Query()] = None,
         q: str = "",
         key: str | None = None,
+        lang: Annotated[Literal["zh", "en"] | None, Query()] = None,
     ) -> Response:
         if key is not None:  # the guard accepted it: keep it in a cookie, drop it from the URL
-            target = page.link(persona, user_id, q)
+            target = page.link(persona, user_id, q, lang)
             moved = RedirectResponse(target, status_code=303)
             expires = int(time.time()) + SESSION_SECONDS
             admin_key = config.api_key.get_secret_value()
@@ -228,7 +229,7 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         served = service.manager(chosen)
         locale = served.persona.locale or served.config.locale
         shown = [p for p in service.personas if grant.allows_persona(p)]
-        html = page.render(shown, chosen, locale, view, users, q)
+        html = page.render(shown, chosen, locale, view, users, q, lang)
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
     for persona_id, mcp_app in mcp_apps.items():

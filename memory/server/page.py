@@ -10,6 +10,7 @@ JS; nothing is loaded from elsewhere.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from html import escape
 from typing import Any
 from urllib.parse import urlencode
@@ -51,10 +52,19 @@ document.addEventListener('click', (event) => {
 """
 
 
-def link(persona: str | None, user_id: str | None, query: str = "") -> str:
-    """The inspector's URL for a persona, a user and a cold-tier search."""
-    params = {k: v for k, v in (("persona", persona), ("user_id", user_id), ("q", query)) if v}
+def link(persona: str | None, user_id: str | None, query: str = "", lang: str | None = None) -> str:
+    """The inspector's URL for a persona, a user, a cold-tier search and a page language."""
+    pairs = (("persona", persona), ("user_id", user_id), ("q", query), ("lang", lang))
+    params = {k: v for k, v in pairs if v}
     return "/inspect" + (f"?{urlencode(params)}" if params else "")
+
+
+def local_time(moment: str) -> str:
+    """An ISO time as this machine's local time, to the second, with its zone."""
+    try:
+        return datetime.fromisoformat(moment).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+    except ValueError:
+        return moment
 
 
 def _num(value: Any, digits: int = 3) -> str:
@@ -103,12 +113,32 @@ def _hot(view: dict[str, Any], w: dict[str, str]) -> str:
     return _table(head, rows, w["none"], "hot")
 
 
-def _scored_row(m: dict[str, Any], w: dict[str, str], miss: bool) -> str:
-    revived = f' <span class="tag">{escape(w["revived"])}</span>' if m["revived"] else ""
+def _why(m: dict[str, Any], shown: dict[str, Any], w: dict[str, str], miss: bool) -> list[tuple[str, str]]:
+    """``(css class, words)`` of the tags that say why a memory is in a retrieval, or not."""
+    tags = [("revived", w["revived"])] if m["revived"] else []
+    if miss:
+        cap = shown.get("caps", {}).get(m["layer"])
+        taken = sum(1 for hit in shown["memories"] if hit["layer"] == m["layer"])
+        lowest = min((hit["score"] for hit in shown["memories"]), default=None)
+        if cap is not None and taken >= cap and lowest is not None and m["score"] > lowest:
+            tags.append(("over-cap", w["over_cap"].format(cap=cap)))
+        return tags
+    if m.get("pinned"):
+        tags.append(("pinned", w["pinned"]))
+    unmatched = not m.get("matched") and m.get("keyword_rank") is None
+    if not shown.get("floor") and unmatched and _band(m.get("similarity")) == "sim_far":
+        tags.append(("free-slot", w["free_slot"]))
+    return tags
+
+
+def _scored_row(m: dict[str, Any], shown: dict[str, Any], w: dict[str, str], miss: bool) -> str:
+    tags = "".join(
+        f' <span class="tag {cls}">{escape(words)}</span>' for cls, words in _why(m, shown, w, miss)
+    )
     return (
         f'<tr class="{"miss" if miss else "hit"}" data-memory="{escape(m["id"])}">'
         f"<td>{_layer(m['layer'], w)}</td>"
-        f'<td class="pre">{escape(m["note"] or m["content"])}{revived}</td>'
+        f'<td class="pre">{escape(m["note"] or m["content"])}{tags}</td>'
         f'<td class="matched">{escape(" ".join(m.get("matched", [])))}</td>'
         f'<td class="num similarity">{_similarity(m.get("similarity"), w)}</td>'
         f'<td class="num">{_num(m["dense_rank"])}</td><td class="num">{_num(m["keyword_rank"])}</td>'
@@ -117,12 +147,22 @@ def _scored_row(m: dict[str, Any], w: dict[str, str], miss: bool) -> str:
     )
 
 
+def _band(value: float | None) -> str | None:
+    """The plain-words key of a cosine similarity."""
+    return None if value is None else next(word for bar, word in SIMILARITY_BANDS if value >= bar)
+
+
 def _similarity(value: float | None, w: dict[str, str]) -> str:
     """A cosine similarity with its plain meaning."""
-    if value is None:
-        return "–"
-    band = next(word for bar, word in SIMILARITY_BANDS if value >= bar)
-    return f"{value:.2f} {escape(w[band])}"
+    band = _band(value)
+    return "–" if value is None or band is None else f"{value:.2f} {escape(w[band])}"
+
+
+def _caps(shown: dict[str, Any], w: dict[str, str]) -> str:
+    caps = shown.get("caps") or {}
+    listed = "、" if w is WORDS["zh"] else ", "
+    places = listed.join(f"{w.get(layer, layer)} {cap}" for layer, cap in caps.items())
+    return w["caps"].format(caps=places, top_k=shown.get("top_k", "–")) if caps else ""
 
 
 def _floor(bar: dict[str, float] | None, w: dict[str, str]) -> str:
@@ -138,12 +178,14 @@ def _retrievals(view: dict[str, Any], w: dict[str, str]) -> str:
     head += [w["weight"], w["significance"]]
     blocks = []
     for shown in view["retrievals"]:
-        rows = [_scored_row(m, w, False) for m in shown["memories"]]
+        rows = [_scored_row(m, shown, w, False) for m in shown["memories"]]
         if shown["near_misses"]:
             rows.append(f'<tr class="miss"><th colspan="9">{escape(w["near"])}</th></tr>')
-            rows.extend(_scored_row(m, w, True) for m in shown["near_misses"])
+            rows.extend(_scored_row(m, shown, w, True) for m in shown["near_misses"])
         legend = w["legend_rrf"] if shown.get("fusion") == "rrf" else w["legend_score"]
         legend += " " + w["legend_similarity"] + " " + _floor(shown.get("floor"), w)
+        legend += " " + w["bridged"]
+        caps = f'<p class="caps">{escape(_caps(shown, w))}</p>' if shown.get("caps") else ""
         active = shown.get("active") or ""
         window = (
             f"<details><summary>{escape(w['in_prompt'])}</summary>"
@@ -153,17 +195,18 @@ def _retrievals(view: dict[str, Any], w: dict[str, str]) -> str:
         )
         blocks.append(
             f'<div class="retrieval"><p><b>{escape(w["query"])}:</b> {escape(shown["query"])} '
-            f"<small>{escape(shown['at'])}</small></p>{_table(head, rows, w['none'], 'scores')}"
-            f"<p><small>{escape(legend)}</small></p>{window}</div>"
+            f"<small>{escape(local_time(shown['at']))}</small></p>{caps}"
+            f"{_table(head, rows, w['none'], 'scores')}<p><small>{escape(legend)}</small></p>{window}</div>"
         )
     return "".join(blocks)
 
 
-def _cold(view: dict[str, Any], w: dict[str, str], query: str) -> str:
+def _cold(view: dict[str, Any], w: dict[str, str], query: str, lang: str | None) -> str:
     persona, user = view["persona"], view["user_id"]
+    kept = f'<input type="hidden" name="lang" value="{escape(lang)}">' if lang else ""
     form = (
         f'<form method="get" action="/inspect"><input type="hidden" name="persona" value="{escape(persona)}">'
-        f'<input type="hidden" name="user_id" value="{escape(user)}">'
+        f'<input type="hidden" name="user_id" value="{escape(user)}">{kept}'
         f'<input name="q" value="{escape(query)}" placeholder="{escape(w["search"])}">'
         f'<button type="submit">{escape(w["search"])}</button></form>'
     )
@@ -178,6 +221,34 @@ def _cold(view: dict[str, Any], w: dict[str, str], query: str) -> str:
     return form + _table([w["layer"], w["content"], w["significance"], ""], rows, w["none"], "cold")
 
 
+def _user_sections(
+    view: dict[str, Any], w: dict[str, str], persona: str, query: str, lang: str | None
+) -> list[str]:
+    active = [
+        f'<tr><td class="pre">{escape(i["user_input"])}</td><td class="pre">{escape(i["response"])}</td></tr>'
+        for i in view["active"]
+    ]
+    facts = [
+        f"<tr><td>{escape(f['key'])}</td><td>{escape(f['value'])}</td>"
+        f"<td>{escape(w.get('source_' + f['source'], f['source']))}</td>"
+        f"<td>{escape(local_time(f['since']) if f.get('since') else '–')}</td></tr>"
+        for f in view["profile"]
+    ]
+    return [
+        f'<p>{escape(w["tick"])}: <b id="tick">{view["tick"]}</b></p>',
+        f"<h2>{escape(w['active'])}</h2>",
+        _table([w["user"], persona], active, w["none"], "active"),
+        f"<h2>{escape(w['hot'])}</h2>",
+        _hot(view, w),
+        f"<h2>{escape(w['profile'])}</h2>",
+        _table([w["key"], w["value"], w["source"], w["since"]], facts, w["none"], "profile"),
+        f"<h2>{escape(w['retrievals'])}</h2>",
+        _retrievals(view, w),
+        f"<h2>{escape(w['cold'])}</h2>",
+        _cold(view, w, query, lang),
+    ]
+
+
 def render(
     personas: Sequence[str],
     persona: str,
@@ -185,46 +256,35 @@ def render(
     view: dict[str, Any] | None,
     users: Sequence[str],
     query: str = "",
+    lang: str | None = None,
 ) -> str:
-    """The whole page: the persona and user pickers, then (with a user) every section."""
-    w = WORDS.get(locale, WORDS["en"])
-    nav = "".join(f'<a href="{escape(link(p, None))}">{escape(p)}</a>' for p in personas)
+    """The whole page: the persona and user pickers, then (with a user) every section. Its words
+    are in the persona's ``locale``, or in ``lang`` (``"zh"``, ``"en"``) when one is asked for."""
+    lang = lang if lang in WORDS else None
+    shown = lang or (locale if locale in WORDS else "en")
+    w = WORDS[shown]
+    nav = "".join(f'<a href="{escape(link(p, None, lang=lang))}">{escape(p)}</a>' for p in personas)
     picked = view["user_id"] if view else ""
+    other = "en" if shown == "zh" else "zh"
+    switch = f'<a class="lang" href="{escape(link(persona, picked, query, other))}">{escape(w["switch"])}</a>'
+    kept = f'<input type="hidden" name="lang" value="{escape(lang)}">' if lang else ""
     picker = (
-        f'<form method="get" action="/inspect"><input type="hidden" name="persona" value="{escape(persona)}">'
+        f'<form method="get" action="/inspect">{kept}'
+        f'<input type="hidden" name="persona" value="{escape(persona)}">'
         f'<label>{escape(w["user"])} <input name="user_id" value="{escape(picked)}"></label> '
         f'<button type="submit">{escape(w["open"])}</button></form>'
     )
-    body = [f"<nav>{escape(w['persona'])}: {nav}</nav>", picker, '<p id="status" role="alert"></p>']
+    body = [f"<nav>{escape(w['persona'])}: {nav} {switch}</nav>", picker, '<p id="status" role="alert"></p>']
     if view is None:
-        listed = "".join(f'<li><a href="{escape(link(persona, u))}">{escape(u)}</a></li>' for u in users)
+        listed = "".join(
+            f'<li><a href="{escape(link(persona, u, lang=lang))}">{escape(u)}</a></li>' for u in users
+        )
         body.append(f"<h2>{escape(w['users'])}</h2><ul>{listed}</ul>")
     else:
-        active = [
-            f'<tr><td class="pre">{escape(i["user_input"])}</td>'
-            f'<td class="pre">{escape(i["response"])}</td></tr>'
-            for i in view["active"]
-        ]
-        facts = [
-            f"<tr><td>{escape(f['key'])}</td><td>{escape(f['value'])}</td><td>{escape(f['source'])}</td></tr>"
-            for f in view["profile"]
-        ]
-        body += [
-            f'<p>{escape(w["tick"])}: <b id="tick">{view["tick"]}</b></p>',
-            f"<h2>{escape(w['active'])}</h2>",
-            _table([w["user"], persona], active, w["none"], "active"),
-            f"<h2>{escape(w['hot'])}</h2>",
-            _hot(view, w),
-            f"<h2>{escape(w['profile'])}</h2>",
-            _table([w["key"], w["value"], w["source"]], facts, w["none"], "profile"),
-            f"<h2>{escape(w['retrievals'])}</h2>",
-            _retrievals(view, w),
-            f"<h2>{escape(w['cold'])}</h2>",
-            _cold(view, w, query),
-        ]
-    lang = "zh-CN" if locale == "zh" else "en"
+        body += _user_sections(view, w, persona, query, lang)
+    html_lang = "zh-CN" if shown == "zh" else "en"
     return (
-        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        f'<!doctype html><html lang="{html_lang}"><head><meta charset="utf-8">'
         f"<title>{escape(w['title'])} · {escape(persona)}</title><style>{STYLE}</style></head>"
         f"<body><h1>{escape(w['title'])} · {escape(persona)}</h1>{''.join(body)}"
         f"<script>{SCRIPT}</script></body></html>"

@@ -11,10 +11,17 @@ from datetime import datetime
 from typing import Any
 
 from memory.config import RetrievalConfig, RetrievalMode
-from memory.domain.tokens import query_terms
-from memory.domain.types import DECAYING_LAYERS, Interaction, MemoryEntry, ProfileFact, RetrievedMemory
+from memory.domain.types import (
+    DECAYING_LAYERS,
+    RAG_LAYERS,
+    Interaction,
+    MemoryEntry,
+    ProfileFact,
+    RetrievedMemory,
+)
 from memory.introspection.inspection import MemoryInspector
 from memory.layers.decay_rules import forget_tick, significance_at
+from memory.retrieval.ranking import depth_of
 from memory.retrieval.retriever import RetrievalResult
 
 Json = dict[str, Any]
@@ -59,23 +66,31 @@ def scored_json(memory: RetrievedMemory, weights: Mapping[str, float]) -> Json:
     }
 
 
-MATCHED_QUERY_CHARS = 2000
-"""Characters of a query whose words are looked for in the memories shown (its end, as the
-retrieval's keyword stage reads it)."""
+def matched_words(memory: RetrievedMemory, keywords: Mapping[str, str]) -> list[str]:
+    """The retrieval's keywords a memory holds: a query word as itself, a bridged one as
+    ``"query word→word"`` (``"pet→宠物"``)."""
+    entry = memory.entry
+    text = f"{entry.note or ''} {entry.content}".lower()
+    found = sorted((source, word) for word, source in keywords.items() if word.lower() in text)
+    return [word if source == word else f"{source}→{word}" for source, word in found]
 
 
-def retrieval_json(result: RetrievalResult, config: RetrievalConfig, query: str = "") -> Json:
-    """What a retrieval gave: the two prompt texts, the scored memories (with the query's words
-    each holds) and the near misses. A layer weight is reported only in weighted mode, the only
-    mode that multiplies by it."""
+def layer_caps(config: RetrievalConfig) -> dict[str, int]:
+    """How many memories each searched layer may give one retrieval (quota, cap or ``top_k``)."""
+    return {
+        layer.value: depth_of(config.mode, layer, config.quotas, config.caps, config.top_k)
+        for layer in RAG_LAYERS
+    }
+
+
+def retrieval_json(result: RetrievalResult, config: RetrievalConfig) -> Json:
+    """What a retrieval gave: the two prompt texts, the scored memories (with the keywords each
+    holds, bridged ones too), the near misses, each layer's cap and ``top_k``. A layer weight is
+    reported only in weighted mode, the only mode that multiplies by it."""
     weights = config.weights if config.mode == RetrievalMode.WEIGHTED else {}
-    terms = query_terms(query[-MATCHED_QUERY_CHARS:], config.keyword_tokenizer) if query else set()
 
     def scored(memory: RetrievedMemory) -> Json:
-        found = scored_json(memory, weights)
-        text = memory.entry.content.lower()
-        found["matched"] = sorted(term for term in terms if term.lower() in text)
-        return found
+        return {**scored_json(memory, weights), "matched": matched_words(memory, result.keywords)}
 
     return {
         "mode": config.mode.value,
@@ -87,6 +102,8 @@ def retrieval_json(result: RetrievalResult, config: RetrievalConfig, query: str 
         "profile": [fact_json(f) for f in result.profile],
         "degraded": result.degraded,
         "floor": None if (bar := result.floor) is None else {"dense": bar.high, "with_keywords": bar.low},
+        "caps": layer_caps(config),
+        "top_k": config.top_k,
     }
 
 
