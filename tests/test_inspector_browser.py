@@ -179,9 +179,10 @@ def test_the_inspector_explains_a_bridged_match_the_layer_caps_and_a_pinned_memo
         pinned = weather.locator("table.scores tr.hit", has_text="牙医")
         assert pinned.locator("span.pinned").count() == 1
         assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+$", weather.locator("small").first.inner_text())
-        assert "聊天中说的" in page.locator("table.profile").inner_text() or "让我记住的" in page.locator(
-            "table.profile"
-        ).inner_text()
+        assert (
+            "聊天中说的" in page.locator("table.profile").inner_text()
+            or "让我记住的" in page.locator("table.profile").inner_text()
+        )
         page.click("nav a.lang")  # the English switch
         assert page.locator("h1").inner_text().startswith("Memory inspector")
         assert "asked to remember" in page.locator("table.profile").inner_text()
