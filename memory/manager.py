@@ -182,14 +182,14 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
 
         The raw interaction is committed first (in a worker thread: the loop never waits on
         SQLite), so it survives a model failure or a crash; the model's one-line note and
-        importance follow when it answers (seed 003's gate). Returns the interaction id.
+        importance follow when it answers (the recording gate). Returns the interaction id.
         """
         return await self._check_open().recorder.arecord(user_input, response, user_id, timestamp)
 
     async def record_interaction(
         self, user_input: str, response: str, *, user_id: str | None = None, timestamp: datetime | None = None
     ) -> str:
-        """:meth:`arecord_interaction` under the seed's name (awaited, as existing callers do)."""
+        """:meth:`arecord_interaction` under its first name (awaited, as existing callers do)."""
         return await self.arecord_interaction(user_input, response, user_id=user_id, timestamp=timestamp)
 
     def remember(

@@ -88,7 +88,7 @@ class LangChainSurface:
     def cognitive_chain(
         self: OpenManager, model: BaseChatModel, *, max_recalls: int = 2, system_prompt: str | None = None
     ) -> Runnable[Any, Any]:
-        """Seed 000's cognitive loop as a chain: the model first judges whether it can answer; if
+        """The cognitive loop as a chain: the model first judges whether it can answer; if
         it needs to know something it recalls it (a ``recall_memory`` tool call, or a
         ``RECALL: <query>`` line from a model without tools), at most ``max_recalls`` times,
         then answers. Input: a str or ``{"input": str}``; output: the model's answer message."""

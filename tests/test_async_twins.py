@@ -53,7 +53,7 @@ async def test_the_async_twins_do_what_the_sync_methods_do(make_manager, tmp_pat
     said = await manager.aremember("I keep a parrot named Kiwi", user_id="u1")
     assert (await manager.aprofile("u1"))["allergy"].value == "花生"
     await manager.arecord_interaction("我每天早上六点去游泳", "好自律呀～", user_id="u1")
-    assert await manager.record_interaction("今天好累", "辛苦啦～", user_id="u1")  # the seed's name, awaited
+    assert await manager.record_interaction("今天好累", "辛苦啦～", user_id="u1")  # the first name, awaited
     assert [i.user_input for i in await manager.awindow_interactions("u1")][-1] == "今天好累"
     assert await manager.aflush()
     _, rag = await manager.aretrieve("What bird do I keep?", user_id="u1")

@@ -53,7 +53,7 @@ def chat_chain(answers: list[str], spy: Spy):
 
 
 def test_recalls_a_fact_told_fifty_turns_earlier(make_manager) -> None:
-    """Done-when of issue 10: a retrieval before every reply, and the fact still comes back."""
+    """A retrieval before every reply, and the fact still comes back."""
     manager = make_manager()
     spy = Spy()
     turns = ["我对花生过敏，吃了会起疹子", *filler(50), "我对什么过敏来着？"]

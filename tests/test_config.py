@@ -20,7 +20,7 @@ def test_defaults_match_spec() -> None:
     assert config.summary.cleanup_interval_seconds == 3600
     assert config.summary.cleanup_ratio == 0.01
     assert config.summary.decay_coefficient == 0.98
-    assert config.retrieval.mode == RetrievalMode.HYBRID  # issue 5: it won on the LoCoMo dev file
+    assert config.retrieval.mode == RetrievalMode.HYBRID  # it won on the LoCoMo dev file
     assert config.retrieval.quotas == {"temporary": 3, "summary": 2, "static": 2}
     assert config.retrieval.weights == {"static": 1.0, "summary": 0.9, "temporary": 0.8}
     assert config.retrieval.top_k == 7

@@ -1,4 +1,4 @@
-"""Seed 003's gate: with a summary model, recording asks whether and how much an interaction matters."""
+"""The recording gate: with a summary model, recording asks whether and how much an interaction matters."""
 
 from __future__ import annotations
 

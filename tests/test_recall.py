@@ -1,4 +1,4 @@
-"""Seed 000's recall and embedding tests (T-MEM-RECALL-*, T-MEM-EMB-*) on the default model.
+"""Recall and embedding tests on the default model.
 
 Thresholds set for USE multilingual v3 (measured: paraphrases about 0.86, unrelated English pairs
 about 0.10) hold for the default USE + E5 blend too: similar > 0.8, unrelated < 0.3.

@@ -47,7 +47,7 @@ def test_slots_go_to_the_best_memories_of_any_layer(make_manager, config) -> Non
     told(manager, [*CATS, *FACTS, "结束"])
     result = manager.retrieve_memories("我家的猫年糕最近怎么样？")
     cat_chats = [m for m in result.memories if m.entry.layer == Layer.TEMPORARY and "年糕" in m.entry.content]
-    assert len(cat_chats) >= 4  # the seed's quota mode gave the temporary layer 3 slots
+    assert len(cat_chats) >= 4  # quota mode gave the temporary layer 3 slots
     assert len(result.memories) <= config.retrieval.top_k
     assert [m.score for m in result.memories] == sorted((m.score for m in result.memories), reverse=True)
 

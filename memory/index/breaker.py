@@ -1,4 +1,4 @@
-"""A circuit breaker for the vector store (seed 003): fail fast during an outage, probe with backoff.
+"""A circuit breaker for the vector store: fail fast during an outage, probe with backoff.
 
 Closed: calls go through. After ``failure_threshold`` consecutive failures it opens: calls are
 refused until the backoff has passed, then one probe goes through (half-open). A success closes

@@ -1,10 +1,10 @@
-"""Memory a model can act on: LangChain tools, and seed 000's cognitive loop as a chain.
+"""Memory a model can act on: LangChain tools, and the cognitive loop as a chain.
 
 The tools answer in text a model can use: recalled memories carry their ids (so the model can
 forget one), refusals say why. They act for one user: the one fixed at creation, else
 ``config["configurable"]["user_id"]`` of the call; a tool never reaches another user's memory.
 
-The cognitive loop (seed 000): before answering, the model judges whether it knows enough. If
+The cognitive loop: before answering, the model judges whether it knows enough. If
 it needs to know something about the user it says what (a ``recall_memory`` tool call, or a
 ``RECALL: <query>`` line from a model without tool calling); the chain recalls it and asks
 again, at most ``max_recalls`` times; then the model answers and the exchange is recorded.

@@ -1,4 +1,4 @@
-"""Profile facts (seed 004): a user's keyed facts, one current value per key, with history.
+"""Profile facts: a user's keyed facts, one current value per key, with history.
 
 ``remember(..., key="home_city")`` and the summary model's extraction write here. A new value for
 a key supersedes the current one: the old row keeps its value and gets its validity end

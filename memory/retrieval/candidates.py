@@ -6,7 +6,7 @@ ranking, and the two are fused: by reciprocal rank (the default) or by relative 
 (similarity placed between the candidates' lowest and highest, plus bm25 over its best). A
 summary and a chat memory then compete for a slot on the same score. The keyword ranking weighs less as the
 query's words grow many (a whole dialogue carries many words that do not matter). Quota and
-weighted modes rank each layer on its own by similarity, as the seed design has it.
+weighted modes rank each layer on its own by similarity.
 
 Deep recall: a layer's forgotten (cold) entries keep their vectors and keyword rows, so the same
 rankings cover both tiers, and SQLite says which tier each hit is in. Newer memories get a small

@@ -1,4 +1,4 @@
-"""Prompts for the summary model (seed 000's summary prompt, adapted to persona chat)."""
+"""Prompts for the summary model, written for persona chat."""
 
 from __future__ import annotations
 

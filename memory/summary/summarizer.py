@@ -145,7 +145,7 @@ class Summarizer:
         return self.model is not None
 
     async def gate(self, interaction: Interaction) -> Gate | None:
-        """Seed 003's "should I remember this?": a one-line note, its importance, and whether it
+        """The recording gate, "should I remember this?": a one-line note, its importance, and whether it
         is worth keeping at all; ``None`` without a model or a usable answer.
 
         A model that answers plain text instead of the JSON asked for gives just the note.
