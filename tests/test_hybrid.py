@@ -177,3 +177,16 @@ def test_a_keyword_search_scores_a_bounded_number_of_memories(make_manager, conf
     newest = {f"用户：第{i}杯咖啡，今天的心情编号{i}" for i in range(22, 30)}
     coffee = set(found("咖啡"))
     assert coffee and coffee <= newest
+
+
+def test_a_word_common_in_any_chinese_text_never_decides_a_keyword_match(make_manager, config) -> None:
+    """时候 ("when") is in many sentences of any Chinese text: a memory holding only it is no
+    keyword match, however rare it is among this user's memories; the question's own word is."""
+    manager = make_manager(_hybrid(config))
+    lines = ["我开心的时候会唱歌", "小时候我住在哈尔滨", "上个月我去北京出差了", "今天吃了火锅", "最后"]
+    manager.import_interactions({"user_input": t, "response": "好的", "user_id": "u1"} for t in lines)
+    ranked = _keyword_ranks(manager, "你什么时候去的北京？", "u1")
+    assert set(ranked) == {"用户：上个月我去北京出差了"}
+    result = manager.retrieve_memories("你什么时候去的北京？", user_id="u1")
+    assert "时候" not in result.keywords and result.keywords["北京"] == "北京"
+    assert "北京" in result.memories[0].entry.content

@@ -9,6 +9,7 @@ FTS5's ``trigram`` tokenizer. In jieba mode each word is tagged with its row's s
 from __future__ import annotations
 
 import array
+import functools
 import hashlib
 import logging
 import os
@@ -159,9 +160,41 @@ def prepare(texts: Iterable[str]) -> None:
         _prepared.update(ready)
 
 
-def query_terms(query: str, tokenizer: str) -> set[str]:
-    """The terms a query is matched on: trigrams, or jieba words minus stop words."""
+NAME_TAGS = frozenset({"ns", "nr", "nt", "nz"})
+"""Part-of-speech tags of names in jieba's dictionary (places, people, organisations, other
+proper nouns): a name is never too common to match, however often news text says it."""
+
+
+@functools.cache
+def common_words(max_idf: float) -> frozenset[str]:
+    """Chinese words more common than ``max_idf``: their inverse document frequency in jieba's
+    general-corpus table (``jieba/analyse/idf.txt``, 270,000 words) is below it (时候 4.3,
+    什么 3.6; 咖啡 7.8), and its dictionary does not tag them as names (北京 4.7 stays). Such a
+    word says little about which memory is meant, so it never decides a keyword match. Empty at 0."""
+    if max_idf <= 0:
+        return frozenset()
+    import jieba
+
+    folder = Path(jieba.__file__).parent
+    found = set()
+    with (folder / "analyse" / "idf.txt").open(encoding="utf-8") as lines:
+        for line in lines:
+            word, _, idf = line.rstrip("\n").rpartition(" ")
+            try:
+                if float(idf) < max_idf:
+                    found.add(word)
+            except ValueError:
+                continue
+    with (folder / "dict.txt").open(encoding="utf-8") as lines:
+        names = {parts[0] for parts in map(str.split, lines) if len(parts) == 3 and parts[2] in NAME_TAGS}
+    return frozenset(found - names)
+
+
+def query_terms(query: str, tokenizer: str, common_idf: float = 0.0) -> set[str]:
+    """The terms a query is matched on: trigrams, or jieba words minus stop words and minus the
+    words more common than ``common_idf`` (:func:`common_words`)."""
     if tokenizer == TRIGRAM:
         runs = [w for w in re.findall(r"\w+", query.lower()) if len(w) >= 3]
         return {run[i : i + 3] for run in runs for i in range(len(run) - 2)}
-    return {w for w in words(query) if w not in STOPWORDS}
+    common = common_words(common_idf)
+    return {w for w in words(query) if w not in STOPWORDS and w not in common}

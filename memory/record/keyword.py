@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from memory.domain.tokens import TRIGRAM, query_terms, scope_tag, scoped
+from memory.domain.tokens import TRIGRAM, common_words, query_terms, scope_tag, scoped
 from memory.domain.types import Layer
 from memory.record.fts import FTS_TABLE, VOCAB_TABLE
 
@@ -117,19 +117,30 @@ class KeywordIndex:
         tokenizer: ``"jieba"`` or ``"trigram"`` (as installed).
         max_ratio: the ``keyword_max_df`` setting.
         ranker: the database's ranking (default: FTS5's, :func:`search`).
+        common_idf: the ``common_word_idf`` setting (:func:`memory.domain.tokens.common_words`).
     """
 
     def __init__(
-        self, query: QueryFn, tokenizer: str, max_ratio: float, ranker: Ranker | None = None
+        self,
+        query: QueryFn,
+        tokenizer: str,
+        max_ratio: float,
+        ranker: Ranker | None = None,
+        common_idf: float = 0.0,
     ) -> None:
         self.query = query
         self.ranker: Ranker = ranker or search
         self.tokenizer = tokenizer
         self.common = CommonTerms(query, max_ratio)
+        self.common_idf = common_idf
 
     def terms(self, text: str) -> set[str]:
         """A query's words (untagged), see :func:`query_terms`."""
-        return query_terms(text, self.tokenizer)
+        return query_terms(text, self.tokenizer, self.common_idf)
+
+    def is_common(self, word: str) -> bool:
+        """A word too common in general to decide a match (see ``common_idf``)."""
+        return word in common_words(self.common_idf)
 
     def search(
         self,

@@ -26,7 +26,7 @@ from memory.domain.formatter import (
     format_retrieved_memories,
     join_blocks,
 )
-from memory.domain.tokens import JIEBA
+from memory.domain.tokens import JIEBA, common_words
 from memory.domain.twins import async_twin
 from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.domain.validation import check_top_k, check_user_id
@@ -140,13 +140,17 @@ class MemoryRetriever:
         self.catch_up_seconds = config.catch_up_seconds
         self.profile = profile
         self.keywords = keyword.KeywordIndex(
-            db.query, config.keyword_tokenizer, config.keyword_max_df, ranker=ranker
+            db.query, config.keyword_tokenizer, config.keyword_max_df, ranker, config.common_word_idf
         )
         self.search = CandidateSearch(layers, config, self.keywords)
         self.floor = RelevanceFloor(embeddings, config.floor_margin)
         self.facts = ProfileSelector(fact_vectors, config.profile_chars, config.profile_budget)
         if self._bridging():
             preload()
+        if config.keyword_tokenizer == JIEBA and config.common_word_idf > 0:  # read once, not by a query
+            threading.Thread(
+                target=common_words, args=(config.common_word_idf,), name="persona-memory-common", daemon=True
+            ).start()
         self._degraded = False
 
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
@@ -304,7 +308,8 @@ class MemoryRetriever:
         try:
             newest = query.latest[-KEYWORD_MAX_CHARS:]
             latest = terms if query.latest == query.text else self.keywords.terms(newest)
-            return shared_bridge().expand(latest)
+            found = shared_bridge().expand(latest)
+            return {word: source for word, source in found.items() if not self.keywords.is_common(word)}
         except Exception as exc:  # no dictionary: the query's own words still match
             logger.warning("keyword bridge unavailable (%s); matching the query's own words", exc)
             return {}
