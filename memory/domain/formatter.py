@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory
+from memory.domain.types import Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
 
 _UNITS = (
     (365 * 86400, "年", "year"),
@@ -15,6 +15,18 @@ _UNITS = (
     (3600, "小时", "hour"),
     (60, "分钟", "minute"),
 )
+
+USER_LABELS = {"zh": "用户", "en": "User"}
+"""What the user is called in a rendered exchange."""
+
+
+def render_interaction(interaction: Interaction, persona: str, locale: str) -> str:
+    """The verbatim text of an interaction, as kept in the active layer (``用户：…`` then the
+    persona's answer): what recording stores and what the summary model reads."""
+    separator = "：" if locale == "zh" else ": "
+    user = USER_LABELS.get(locale, USER_LABELS["zh"])
+    return f"{user}{separator}{interaction.user_input}\n{persona}{separator}{interaction.response}"
+
 
 LAYER_TITLES = {
     "zh": {

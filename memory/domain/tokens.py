@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from memory.domain.types import index_text
+
 logger = logging.getLogger(__name__)
 
 JIEBA = "jieba"
@@ -138,16 +140,11 @@ def index_tokens(scope: str, text: str) -> str:
     return " ".join([scope_tag(scope), *scoped(scope, joined.split())])
 
 
-def indexed_value(note: str | None, content: str) -> str:
-    """The text the FTS triggers index for a row: ``coalesce(note, '') || ' ' || content``."""
-    return f"{note or ''} {content}"
-
-
 def prepare_rows(tokenizer: str, rows: Iterable[tuple[str | None, str]]) -> None:
     """:func:`prepare` the keyword text of rows given as ``(note, content)`` (jieba only: the
     trigram tokenizer needs no segmentation)."""
     if tokenizer == JIEBA:
-        prepare(indexed_value(note, content) for note, content in rows)
+        prepare(index_text(note, content) for note, content in rows)
 
 
 def prepare(texts: Iterable[str]) -> None:

@@ -107,6 +107,12 @@ class Interaction:
     note: str | None = None
 
 
+def index_text(note: str | None, content: str) -> str:
+    """The text of an entry that is embedded and keyword-indexed: its note (a model's summary),
+    if any, then its content. The only definition: the keyword index's triggers call it too."""
+    return f"{note}\n{content}" if note else content
+
+
 @dataclass(frozen=True)
 class MemoryEntry:
     """One memory in one layer; ``significance`` is as of tick ``changed_at``."""
@@ -136,8 +142,8 @@ class MemoryEntry:
 
     @property
     def index_text(self) -> str:
-        """The text embedded and keyword-indexed: the note (model summary) and the content."""
-        return f"{self.note}\n{self.content}" if self.note else self.content
+        """The text embedded and keyword-indexed (:func:`index_text`)."""
+        return index_text(self.note, self.content)
 
     @property
     def display_text(self) -> str:

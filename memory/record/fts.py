@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory.domain.tokens import JIEBA, TRIGRAM, index_tokens, load_jieba
+from memory.domain.types import index_text
 from memory.errors import ReadOnlyStoreError
 from memory.record.db import Connection, write_meta
 from memory.record.sqlite import SqliteConnection
@@ -21,6 +22,7 @@ VOCAB_TABLE = "entries_fts_vocab"
 INDEX_VERSION = 3
 """Version 2 kept forgotten (cold) memories in the keyword index; version 3 tags words by scope."""
 _TOKEN_FUNCTION = "persona_memory_tokens"
+_TEXT_FUNCTION = "persona_memory_text"
 
 
 def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
@@ -34,7 +36,13 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
     if not isinstance(conn, SqliteConnection):
         raise TypeError("the FTS5 keyword index needs a SQLite database")
     conn.raw.create_function(
-        _TOKEN_FUNCTION, 2, lambda scope, text: index_tokens(scope or "", text or ""), deterministic=True
+        _TOKEN_FUNCTION,
+        3,
+        lambda scope, note, content: index_tokens(scope or "", index_text(note, content or "")),
+        deterministic=True,
+    )
+    conn.raw.create_function(
+        _TEXT_FUNCTION, 2, lambda note, content: index_text(note, content or ""), deterministic=True
     )
     if cache_dir is not None and tokenizer == JIEBA:
         load_jieba(cache_dir)
@@ -52,8 +60,7 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
         conn.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
         conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
     fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
-    value = "coalesce(new.note, '') || ' ' || new.content"
-    indexed = value if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}(new.scope, {value})"
+    indexed = _indexed(tokenizer, "new.")
     conn.script(
         f"""
         CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(tokens, tokenize='{fts_tokenizer}');
@@ -75,11 +82,19 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
         """
     )
     if rebuild:
-        content = "coalesce(note, '') || ' ' || content"
-        column = content if tokenizer == TRIGRAM else f"{_TOKEN_FUNCTION}(scope, {content})"
+        column = _indexed(tokenizer, "")
         conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries")
         write_meta(conn, "keyword_tokenizer", version)
     return rebuild
+
+
+def _indexed(tokenizer: str, row: str) -> str:
+    """The SQL of a row's FTS5 column (``row``: ``"new."`` in a trigger): the entry's index text
+    (:func:`memory.domain.types.index_text`), as jieba's tagged words or, for the trigram
+    tokenizer, as it is."""
+    if tokenizer == TRIGRAM:
+        return f"{_TEXT_FUNCTION}({row}note, {row}content)"
+    return f"{_TOKEN_FUNCTION}({row}scope, {row}note, {row}content)"
 
 
 def purge(conn: Connection) -> None:

@@ -15,7 +15,8 @@ import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from memory.domain.tokens import JIEBA, index_tokens, indexed_value, load_jieba, scope_tag
+from memory.domain.tokens import JIEBA, index_tokens, load_jieba, scope_tag
+from memory.domain.types import index_text
 from memory.record.db import Connection
 from memory.record.fts import VOCAB_TABLE
 from memory.record.keyword import QueryFn, layer_clause
@@ -90,7 +91,7 @@ def index_rows(conn: Connection, rows: Iterable[tuple[str, str, str | None, str]
     """Index ``(entry id, scope, note, content)`` rows (replacing what they had)."""
     values = []
     for entry_id, scope, note, content in rows:
-        tokens = index_tokens(scope, indexed_value(note, content)).split()
+        tokens = index_tokens(scope, index_text(note, content)).split()
         values.append((scope_tag(scope), len(tokens), tsvector(tokens), entry_id))
     conn.executemany(
         "INSERT INTO entries_kw(seq, tag, size, tokens) SELECT seq, ?, ?, ?::tsvector FROM entries "

@@ -19,6 +19,7 @@ from typing import Any
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import Runnable
 
+from memory.domain.formatter import USER_LABELS, render_interaction
 from memory.domain.types import Interaction
 from memory.errors import ConfigError
 from memory.summary.extractive import extract
@@ -26,14 +27,7 @@ from memory.summary.prompts import condense_prompt, profile_prompt, summary_prom
 
 logger = logging.getLogger(__name__)
 
-LABELS = {"zh": ("用户", "对话摘要"), "en": ("User", "Conversation summary")}
-
-
-def render_interaction(interaction: Interaction, persona: str, locale: str) -> str:
-    """The verbatim text of an interaction, as kept in the active layer."""
-    user_label = LABELS.get(locale, LABELS["zh"])[0]
-    separator = "：" if locale == "zh" else ": "
-    return f"{user_label}{separator}{interaction.user_input}\n{persona}{separator}{interaction.response}"
+LABELS = {"zh": (USER_LABELS["zh"], "对话摘要"), "en": (USER_LABELS["en"], "Conversation summary")}
 
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from memory.config import MemoryConfig
 from memory.domain import slots, tokens
+from memory.domain.formatter import render_interaction
 from memory.domain.importance import importance
 from memory.domain.twins import run_coroutine
 from memory.domain.types import Interaction, Layer, MemoryEntry, scope_of
@@ -27,7 +28,7 @@ from memory.record.db import Database
 from memory.record.entries import EntryTable
 from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
-from memory.summary.summarizer import Gate, Summarizer, render_interaction
+from memory.summary.summarizer import Gate, Summarizer
 from memory.write.importer import ImportReport, describe_error, record_fields, record_id
 from memory.write.index_sync import IndexSync
 

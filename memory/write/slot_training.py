@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from memory.domain import slot_model
+from memory.domain.formatter import render_interaction
 from memory.domain.slot_corpus import corpus
 from memory.domain.types import Interaction
 from memory.index.use import UniversalSentenceEncoderEmbeddings
-from memory.summary.summarizer import render_interaction
 
 HEAD_STEPS = 400
 HEAD_L2 = 1e-4
