@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from enum import StrEnum
 from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -207,10 +207,17 @@ class RetrievalConfig(Section):
         return self
 
 
+EmbeddingProvider = Literal["use-e5", "use-multilingual", "huggingface"]
+"""The embedders: USE + multilingual-E5 (the default), USE alone (the cheap one), or a local
+sentence-transformers model (the ``huggingface`` extra)."""
+
+
 class EmbeddingConfig(Section):
     """Which embedding model."""
 
-    provider: str = Field("use-e5", min_length=1, description="use-e5, use-multilingual or huggingface")
+    provider: EmbeddingProvider = Field(
+        "use-e5", description="use-e5 (default), use-multilingual (cheap) or huggingface"
+    )
     model_name: str = Field("use-multilingual-v3", min_length=1, description="huggingface: model or folder")
     batch_size: Int = Field(64, ge=1, description="texts per embedding batch")
     threads: Int = Field(1, ge=1, description="CPU threads of the USE encoder")

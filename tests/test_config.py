@@ -72,6 +72,7 @@ def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         ("store", "hnsw_ef_search", 10**12),
         ("server", "api_key", "   "),
         ("server", "api_key", " secret "),
+        ("embedding", "provider", "openai"),
     ],
 )
 def test_absurd_values_raise_config_error_naming_the_field(section: str, field: str, value: object) -> None:
@@ -112,6 +113,12 @@ def test_a_table_entry_named_in_the_environment_is_a_setting(monkeypatch: pytest
     monkeypatch.setenv("PERSONA_MEMORY__RETRIEVAL__QUOTAS__TEMPORARY", "4")
     monkeypatch.setenv("PERSONA_MEMORY__STORE__HEADERS__X_TOKEN", "令牌")
     assert MemoryConfig().retrieval.quotas["temporary"] == 4
+
+
+def test_an_unknown_embedder_is_refused_with_every_choice_the_default_first() -> None:
+    every = r"embedding\.provider.*'use-e5', 'use-multilingual' or 'huggingface'"
+    with pytest.raises(ConfigError, match=every):
+        MemoryConfig(embedding={"provider": "openai"})  # type: ignore[arg-type]
 
 
 def test_config_error_is_a_value_error() -> None:

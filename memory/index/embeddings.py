@@ -24,16 +24,17 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from langchain_core.embeddings import Embeddings
 
 from memory.config import EmbeddingConfig
+from memory.config_sections import EmbeddingProvider
 from memory.errors import ConfigError, EmbeddingError
 
-USE_PROVIDER = "use-multilingual"
-BLEND_PROVIDER = "use-e5"
-HF_PROVIDER = "huggingface"
+USE_PROVIDER: Final[EmbeddingProvider] = "use-multilingual"
+BLEND_PROVIDER: Final[EmbeddingProvider] = "use-e5"
+HF_PROVIDER: Final[EmbeddingProvider] = "huggingface"
 PACKAGED_MINILM = "packaged:all-minilm-l6-v2"
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def get_embeddings(config: EmbeddingConfig) -> Embeddings:
     """The embedding model named by ``config``, loaded once per process.
 
     Raises:
-        ConfigError: unknown provider, or a model that would need a download.
+        ConfigError: a model that would need a download.
         EmbeddingError: the model could not be loaded.
     """
     key = (config.provider, config.model_name, config.threads)
@@ -149,13 +150,8 @@ def get_embeddings(config: EmbeddingConfig) -> Embeddings:
             elif config.provider == BLEND_PROVIDER:
                 use = UniversalSentenceEncoderEmbeddings(threads=config.threads, batch_size=config.batch_size)
                 model = BlendedEmbeddings(use)
-            elif config.provider == HF_PROVIDER:
+            else:  # the config's Literal admits no other provider
                 model = _huggingface(config)
-            else:
-                raise ConfigError(
-                    "embedding.provider",
-                    f"unknown provider {config.provider!r}; use {USE_PROVIDER!r} or {HF_PROVIDER!r}",
-                )
         except (ConfigError, EmbeddingError):
             raise
         except Exception as exc:
