@@ -1,6 +1,7 @@
 """The HTTP app (FastAPI; the only module importing it).
 
-``create_app(service)`` gives the ASGI app: the REST routes under ``/v1/personas/{persona}``,
+``create_app(service)`` gives the ASGI app: the REST routes under ``/v1/personas/{persona}``, one
+``APIRouter`` per resource (personas, chat, memories, users) and one for the inspector page,
 OpenAPI docs at ``/docs``, the MCP tools at ``/v1/personas/{persona}/mcp`` (streamable HTTP) and
 the inspector at ``/inspect``. Its lifespan starts every persona's jobs and, on shutdown, stops
 them and flushes. :mod:`memory.server.run` serves it with uvicorn (``python -m memory serve``).
@@ -14,7 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Query, Request, Security
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.security import APIKeyHeader, HTTPBearer
 from fastapi_offline import FastAPIOffline
@@ -85,79 +86,60 @@ def _status(error: MemoryEngineError) -> int:
     return 500
 
 
-def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
-    """The ASGI app over a :class:`MemoryService` (which the app's lifespan starts and stops).
+V1 = "/v1/personas/{persona}"
+"""Where one persona's REST routes live."""
 
-    ``host`` is the address it will be bound to (default ``server.host``): on loopback, requests
-    must name a loopback host (no DNS rebinding from a web page).
-    """
-    config = service.config.server
-    bind = host or config.host
-    ring = KeyRing(service.config.data_dir)
-    unguarded = not is_loopback(bind) and not config.api_key.get_secret_value() and not ring.path.exists()
-    if unguarded and config.allow_open_bind:
-        logger.warning("serving %s with no key: anyone who reaches it reads and erases every memory", bind)
-    elif unguarded:
-        raise ConfigError(
-            "server.api_key",
-            f"binding {bind} (not loopback) lets others reach every memory: set a key first "
-            "(PERSONA_MEMORY__SERVER__API_KEY, or scoped keys: python -m memory keys add), "
-            "and put TLS in front",
-        )
-    mcp_servers = {p: mcp_tools.build_mcp(service, p) for p in service.personas}
-    mcp_apps = {p: mcp_tools.http_app(server, bind) for p, server in mcp_servers.items()}
 
-    @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        redact_access_log()  # uvicorn has set up its loggers by now
-        async with contextlib.AsyncExitStack() as stack:
-            for server in mcp_servers.values():
-                await stack.enter_async_context(server.session_manager.run())
-            await stack.enter_async_context(service)
-            yield
+def personas_routes(service: MemoryService) -> APIRouter:
+    """The personas served and each one's state."""
+    router = APIRouter(tags=["personas"])
 
-    app = FastAPIOffline(  # /docs served from the package: works offline, no CDN
-        title="persona-memory",
-        description="Long-term memory of persona chatbots: record, retrieve, remember, forget.",
-        lifespan=lifespan,
-    )
-
-    @app.exception_handler(MemoryEngineError)
-    async def engine_error(_: Request, error: MemoryEngineError) -> JSONResponse:
-        status = _status(error)
-        argument = getattr(error, "argument", None)
-        if status == 422 and argument:
-            detail: Any = [{"loc": ["body", argument], "msg": str(error), "type": type(error).__name__}]
-        else:
-            detail = str(error)
-        return JSONResponse({"detail": detail}, status_code=status)
-
-    v1 = "/v1/personas/{persona}"
-
-    @app.get("/v1/personas", tags=["personas"])
+    @router.get("/v1/personas")
     async def personas(grant: Granted) -> dict[str, list[str]]:
         """The personas this server serves (a scoped key: its own)."""
         return {"personas": [p for p in service.personas if grant.allows_persona(p)]}
 
-    @app.post(f"{v1}/interactions", status_code=201, tags=["chat"])
+    @router.get(f"{V1}/state")
+    async def state(persona: str, grant: Granted, user_id: str | None = None) -> dict[str, Any]:
+        """``debug_state()``: counts per layer, jobs, store and index health."""
+        found = await service.state(persona, grant.user(user_id))
+        if grant.user_id is not None:  # a key for one user sees no other user's id or counts
+            return payloads.one_user_state(found)
+        return found
+
+    return router
+
+
+def chat_routes(service: MemoryService) -> APIRouter:
+    """The reply path: record an exchange, retrieve before a reply."""
+    router = APIRouter(prefix=V1, tags=["chat"])
+
+    @router.post("/interactions", status_code=201)
     async def record(persona: str, body: InteractionIn, grant: Granted) -> dict[str, str]:
         """Record one exchange; answers once it is durable."""
         user = grant.user(body.user_id)
         found = await service.record(persona, body.user_input, body.response, user, body.timestamp)
         return {"id": found}
 
-    @app.post(f"{v1}/retrieve", tags=["chat"])
+    @router.post("/retrieve")
     async def retrieve(persona: str, body: RetrieveIn, grant: Granted) -> dict[str, Any]:
         """Retrieve before a reply: ``active`` and ``rag`` prompt texts, and the scored memories."""
         return await service.retrieve(persona, body.query, grant.user(body.user_id), body.top_k)
 
-    @app.post(f"{v1}/memories", status_code=201, tags=["memories"])
+    return router
+
+
+def memories_routes(service: MemoryService) -> APIRouter:
+    """One memory: remember, forget, restore."""
+    router = APIRouter(prefix=f"{V1}/memories", tags=["memories"])
+
+    @router.post("", status_code=201)
     async def remember(persona: str, body: RememberIn, grant: Granted) -> dict[str, str]:
         """Store a fact on purpose (a profile fact with a key)."""
         user = grant.user(body.user_id)
         return {"id": await service.remember(persona, body.text, user, body.key, body.pinned)}
 
-    @app.delete(f"{v1}/memories/{{memory_id}}", tags=["memories"])
+    @router.delete("/{memory_id}")
     async def forget(
         persona: str, memory_id: str, grant: Granted, user_id: str | None = None
     ) -> JSONResponse:
@@ -167,7 +149,7 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
             return JSONResponse({"forgotten": memory_id})
         return JSONResponse({"detail": f"no memory {memory_id!r} to forget"}, status_code=404)
 
-    @app.post(f"{v1}/memories/{{memory_id}}/restore", tags=["memories"])
+    @router.post("/{memory_id}/restore")
     async def restore(
         persona: str, memory_id: str, grant: Granted, user_id: str | None = None
     ) -> JSONResponse:
@@ -177,30 +159,37 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
             return JSONResponse({"restored": memory_id})
         return JSONResponse({"detail": f"no cold memory {memory_id!r} to restore"}, status_code=404)
 
-    @app.delete(f"{v1}/users/{{user_id}}", tags=["users"])
+    return router
+
+
+def users_routes(service: MemoryService) -> APIRouter:
+    """One user: erase, profile facts, what the inspector shows."""
+    router = APIRouter(prefix=f"{V1}/users/{{user_id}}", tags=["users"])
+
+    @router.delete("")
     async def erase_user(persona: str, user_id: str, grant: Granted) -> dict[str, int]:
         """Erase everything of a user, from every file."""
         return {"erased": await service.forget_user(persona, str(grant.user(user_id)))}
 
-    @app.get(f"{v1}/users/{{user_id}}/profile", tags=["users"])
+    @router.get("/profile")
     async def profile(persona: str, user_id: str, grant: Granted) -> dict[str, Any]:
         """A user's current profile facts."""
         return {"facts": await service.profile(persona, str(grant.user(user_id)))}
 
-    @app.get(f"{v1}/users/{{user_id}}/inspect", tags=["users"])
+    @router.get("/inspect")
     async def inspect_user(persona: str, user_id: str, grant: Granted, q: str = "") -> dict[str, Any]:
         """What the inspector shows of a user (``q`` searches the cold tier)."""
         return await service.view(persona, str(grant.user(user_id)), q)
 
-    @app.get(f"{v1}/state", tags=["personas"])
-    async def state(persona: str, grant: Granted, user_id: str | None = None) -> dict[str, Any]:
-        """``debug_state()``: counts per layer, jobs, store and index health."""
-        found = await service.state(persona, grant.user(user_id))
-        if grant.user_id is not None:  # a key for one user sees no other user's id or counts
-            return payloads.one_user_state(found)
-        return found
+    return router
 
-    @app.get("/inspect", response_class=HTMLResponse, include_in_schema=False)
+
+def inspector_routes(service: MemoryService, ring: KeyRing) -> APIRouter:
+    """The inspector page (``/inspect``), outside the API schema."""
+    router = APIRouter(include_in_schema=False)
+    admin_key = service.config.server.api_key.get_secret_value()
+
+    @router.get("/inspect", response_class=HTMLResponse)
     async def inspect(
         grant: Granted,
         persona: Annotated[str | None, Query()] = None,
@@ -210,10 +199,8 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         lang: Annotated[Literal["zh", "en"] | None, Query()] = None,
     ) -> Response:
         if key is not None:  # the guard accepted it: keep it in a cookie, drop it from the URL
-            target = page.link(persona, user_id, q, lang)
-            moved = RedirectResponse(target, status_code=303)
+            moved = RedirectResponse(page.link(persona, user_id, q, lang), status_code=303)
             expires = int(time.time()) + SESSION_SECONDS
-            admin_key = config.api_key.get_secret_value()
             token = session_token(admin_key, expires) if grant.admin else ring.session_token(grant, expires)
             moved.set_cookie(
                 SESSION_COOKIE, token, max_age=SESSION_SECONDS, httponly=True, samesite="strict", path="/"
@@ -232,8 +219,73 @@ def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
         html = page.render(shown, chosen, locale, view, users, q, lang)
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
-    for persona_id, mcp_app in mcp_apps.items():
-        app.mount(f"/v1/personas/{persona_id}", mcp_app)
+    return router
+
+
+def _check_bind(service: MemoryService, bind: str, ring: KeyRing) -> None:
+    config = service.config.server
+    unguarded = not is_loopback(bind) and not config.api_key.get_secret_value() and not ring.path.exists()
+    if unguarded and config.allow_open_bind:
+        logger.warning("serving %s with no key: anyone who reaches it reads and erases every memory", bind)
+    elif unguarded:
+        raise ConfigError(
+            "server.api_key",
+            f"binding {bind} (not loopback) lets others reach every memory: set a key first "
+            "(PERSONA_MEMORY__SERVER__API_KEY, or scoped keys: python -m memory keys add), "
+            "and put TLS in front",
+        )
+
+
+async def _engine_error(_: Request, error: Exception) -> JSONResponse:
+    """A :class:`MemoryEngineError` as its HTTP status; a bad argument in FastAPI's 422 shape."""
+    if not isinstance(error, MemoryEngineError):  # registered for that class only
+        raise error
+    status = _status(error)
+    argument = getattr(error, "argument", None)
+    if status == 422 and argument:
+        detail: Any = [{"loc": ["body", argument], "msg": str(error), "type": type(error).__name__}]
+    else:
+        detail = str(error)
+    return JSONResponse({"detail": detail}, status_code=status)
+
+
+def create_app(service: MemoryService, *, host: str | None = None) -> FastAPI:
+    """The ASGI app over a :class:`MemoryService` (which the app's lifespan starts and stops).
+
+    ``host`` is the address it will be bound to (default ``server.host``): on loopback, requests
+    must name a loopback host (no DNS rebinding from a web page).
+    """
+    config = service.config.server
+    bind = host or config.host
+    ring = KeyRing(service.config.data_dir)
+    _check_bind(service, bind, ring)
+    mcp_servers = {p: mcp_tools.build_mcp(service, p) for p in service.personas}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        redact_access_log()  # uvicorn has set up its loggers by now
+        async with contextlib.AsyncExitStack() as stack:
+            for server in mcp_servers.values():
+                await stack.enter_async_context(server.session_manager.run())
+            await stack.enter_async_context(service)
+            yield
+
+    app = FastAPIOffline(  # /docs served from the package: works offline, no CDN
+        title="persona-memory",
+        description="Long-term memory of persona chatbots: record, retrieve, remember, forget.",
+        lifespan=lifespan,
+    )
+    app.add_exception_handler(MemoryEngineError, _engine_error)
+    for router in (
+        personas_routes(service),
+        chat_routes(service),
+        memories_routes(service),
+        users_routes(service),
+        inspector_routes(service, ring),
+    ):
+        app.include_router(router)
+    for persona_id, server in mcp_servers.items():
+        app.mount(f"/v1/personas/{persona_id}", mcp_tools.http_app(server, bind))
     app.add_middleware(
         CapBody,
         limit=config.max_body_bytes,
