@@ -7,25 +7,21 @@ this module is the only place that knows how the parts are wired together.
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig, StoreMode
-from memory.config_sections import RecordKind
 from memory.domain.persona import Persona
-from memory.domain.tokens import JIEBA
-from memory.domain.types import Layer
-from memory.errors import ConfigError, ReadOnlyStoreError, needs_extra
+from memory.domain.types import DECAYING_LAYERS, Layer
+from memory.errors import ReadOnlyStoreError
 from memory.index.cache_files import cache_folder
 from memory.index.chroma import ChromaBackend
 from memory.index.embeddings import describe, get_embeddings, leads_with_use, warm_up_in_background
@@ -33,20 +29,19 @@ from memory.index.heap import cap_malloc_arenas, scrub_freed_memory
 from memory.index.scoped import INDEX_LAYOUT, ScopedStores
 from memory.layers.active import ActiveLayer
 from memory.layers.decay_tick import DecayTick
+from memory.layers.decaying import DecayingLayer
 from memory.layers.fact_vectors import FactVectors
 from memory.layers.rag import RagLayer
 from memory.layers.static import StaticLayer
 from memory.layers.summary import SummaryLayer
 from memory.layers.temporary import TemporaryLayer
-from memory.record import entries as entry_table
-from memory.record import fts, journal, keyword, pg_keyword, tombstones
-from memory.record import profile as profile_table
 from memory.record.archive import MemoryArchive
+from memory.record.backends import open_record
 from memory.record.db import Database
 from memory.record.entries import EntryTable
 from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
-from memory.record.sqlite import FolderLock, SqliteDatabase
+from memory.record.sqlite import FolderLock
 from memory.record.tombstones import Tombstones
 from memory.retrieval.retriever import MemoryRetriever
 from memory.summary.jobs import SummaryJobs
@@ -162,36 +157,49 @@ def _make_folder(data_dir: Path) -> None:
         raise ReadOnlyStoreError(f"cannot make the data folder {data_dir}: {exc.strerror}") from exc
 
 
-def _record(
-    config: MemoryConfig, persona: Persona, data_dir: Path, read_only: bool
-) -> tuple[Database, ModuleType]:
-    """The system of record (SQLite file or Postgres schema) and its keyword index module."""
-    installers = (journal.install, entry_table.install, profile_table.install, tombstones.install)
-    tokenizer, jieba_cache = config.retrieval.keyword_tokenizer, cache_folder(or_else=data_dir)
-    if config.store.record == RecordKind.POSTGRES:
-        dsn = config.store.postgres_dsn.get_secret_value()
-        if not dsn:
-            raise ConfigError("store.postgres_dsn", "is required when store.record = 'postgres'")
-        if tokenizer != JIEBA:
-            raise ConfigError("retrieval.keyword_tokenizer", "the Postgres record indexes with jieba only")
-        with needs_extra("postgres", "store.record = 'postgres'"):
-            from memory.record.postgres import PostgresDatabase
+@dataclass
+class _Layers:
+    active: ActiveLayer
+    temporary: TemporaryLayer
+    summary: SummaryLayer
+    static: StaticLayer
 
-        install = functools.partial(pg_keyword.install, tokenizer=tokenizer, cache_dir=jieba_cache)
-        vacuum = config.store.postgres_vacuum_on_erase
-        record = PostgresDatabase(
-            dsn, f"persona_{persona.id}", installers=(*installers, install), vacuum_on_erase=vacuum
-        )
-        record.folder, record.read_only = data_dir, read_only  # the index and archive live there
-        return record, pg_keyword
-    install = functools.partial(fts.install, tokenizer=tokenizer, cache_dir=jieba_cache)
-    database = SqliteDatabase(
-        data_dir / f"{persona.id}.sqlite3",
-        synchronous=config.store.sqlite_synchronous,
-        installers=(*installers, install),
-        read_only=read_only,
+    @property
+    def rag(self) -> dict[Layer, RagLayer]:
+        return {rag.layer: rag for rag in (self.temporary, self.summary, self.static)}
+
+    @property
+    def decaying(self) -> tuple[DecayingLayer, ...]:
+        return tuple(r for r in (self.temporary, self.summary) if r.layer in DECAYING_LAYERS)
+
+
+def _layers(
+    config: MemoryConfig,
+    persona: Persona,
+    table: EntryTable,
+    stores: Callable[[Layer], ScopedStores],
+    now: Callable[[], datetime],
+) -> _Layers:
+    temporary = TemporaryLayer(table, stores(Layer.TEMPORARY), config.temporary, now)
+    return _Layers(
+        active=ActiveLayer(table, config.active.capacity, temporary.admit),
+        temporary=temporary,
+        summary=SummaryLayer(table, stores(Layer.SUMMARY), config.summary, now),
+        static=StaticLayer(table, stores(Layer.STATIC), persona.static_dir, now),
     )
-    return database, keyword
+
+
+def _summarizer(
+    config: MemoryConfig, persona: Persona, summary_model: Runnable[Any, Any] | None
+) -> Summarizer:
+    model = summary_model if summary_model is not None else load_model_factory(config.summary.model_factory)
+    return Summarizer(
+        model,
+        persona=persona.name,
+        locale=config.locale,
+        timeout=config.summary.model_timeout_seconds,
+        max_chars=config.summary.max_summary_chars,
+    )
 
 
 def _wire(
@@ -205,95 +213,53 @@ def _wire(
     opened: list[Callable[[], object]],
     read_only: bool,
 ) -> Engine:
-    db, keywords = _record(config, persona, data_dir, read_only)
+    db, keywords = open_record(config, persona.id, data_dir, read_only, cache_folder(or_else=data_dir))
     opened.append(db.close)
     embeddings = get_embeddings(config.embedding)
     backend = ChromaBackend(config.store, data_dir, snapshot=read_only)
     opened.append(backend.close)
-
     erased = Tombstones(db)
 
     def stores(layer: Layer) -> ScopedStores:
         name, shared = f"{persona.id}__{layer.value}", layer == Layer.STATIC
         return ScopedStores(backend, name, embeddings, shared=shared, tag=erased.index_tag)
 
-    table = EntryTable(db, keywords=pg_keyword.index_rows if keywords is pg_keyword else None)
-    profile = ProfileTable(db)
-    history = Journal(db)
+    table = EntryTable(db, keywords=keywords.index_rows)
+    profile, history = ProfileTable(db), Journal(db)
     archive = MemoryArchive(Path(config.archive_dir), persona.id)
-    temporary = TemporaryLayer(table, stores(Layer.TEMPORARY), config.temporary, now)
-    active = ActiveLayer(table, config.active.capacity, temporary.admit)
-    summary = SummaryLayer(table, stores(Layer.SUMMARY), config.summary, now)
-    static = StaticLayer(table, stores(Layer.STATIC), persona.static_dir, now)
-    rag_layers: dict[Layer, RagLayer] = {rag.layer: rag for rag in (temporary, summary, static)}
+    layers = _layers(config, persona, table, stores, now)
     if config.temporary.slots and leads_with_use(config.embedding):
-        temporary.on_indexed = SaidSlots(db)
-    export_lock = data_dir / f"{persona.id}.export.lock"
+        layers.temporary.on_indexed = SaidSlots(db)
     fact_vectors = FactVectors(profile, embeddings)
+    export_lock = data_dir / f"{persona.id}.export.lock"
     sync = IndexSync(
         table,
-        rag_layers,
+        layers.rag,
         archive,
         breaker=backend.breaker,
         export_lock=export_lock,
         fact_vectors=fact_vectors,
     )
-    model = summary_model if summary_model is not None else load_model_factory(config.summary.model_factory)
-    summarizer = Summarizer(
-        model,
-        persona=persona.name,
-        locale=config.locale,
-        timeout=config.summary.model_timeout_seconds,
-        max_chars=config.summary.max_summary_chars,
-    )
+    summarizer = _summarizer(config, persona, summary_model)
     retriever = MemoryRetriever(
         db,
-        active,
-        rag_layers,
+        layers.active,
+        layers.rag,
         profile,
         config.retrieval,
         embeddings,
         fact_vectors=fact_vectors,
         sync=sync,
-        decay=DecayTick(db, temporary, (temporary, summary)),
+        decay=DecayTick(db, layers.temporary, layers.decaying),
         locale=config.locale,
         now=now,
         max_text_chars=config.max_text_chars,
-        ranker=pg_keyword.search if keywords is pg_keyword else None,
-    )
-    recorder = Recorder(
-        db=db,
-        journal=history,
-        active=active,
-        temporary=temporary,
-        profile=profile,
-        sync=sync,
-        summarizer=summarizer,
-        config=config,
-        persona_name=persona.name,
-        now=now,
-    )
-    summary_jobs = SummaryJobs(
-        db=db,
-        journal=history,
-        active=active,
-        summary=summary,
-        summarizer=summarizer,
-        profile=profile,
-        now=now,
-        concurrency=config.summary.concurrency,
-    )
-    scheduler = MemoryScheduler(
-        *jobs,
-        summary_interval=config.summary.interval_seconds,
-        cleanup_interval=config.summary.cleanup_interval_seconds,
+        ranker=keywords.search,
     )
     if sync.adopt_index(db, f"{describe(config.embedding)}; {INDEX_LAYOUT}"):
         fact_vectors.drop()
     if not read_only:
-        static.load()
-    purge = pg_keyword.purge if keywords is pg_keyword else fts.purge
-    eraser = Eraser(db, table, rag_layers, sync, purge=purge, tombstones=erased)
+        layers.static.load()
     return Engine(
         config=config,
         persona=persona,
@@ -304,17 +270,41 @@ def _wire(
         embeddings=embeddings,
         backend=backend,
         archive=archive,
-        active=active,
-        temporary=temporary,
-        summary=summary,
-        static=static,
-        rag_layers=rag_layers,
+        active=layers.active,
+        temporary=layers.temporary,
+        summary=layers.summary,
+        static=layers.static,
+        rag_layers=layers.rag,
         profile=profile,
         sync=sync,
         summarizer=summarizer,
         retriever=retriever,
-        recorder=recorder,
-        jobs=summary_jobs,
-        scheduler=scheduler,
-        eraser=eraser,
+        recorder=Recorder(
+            db=db,
+            journal=history,
+            active=layers.active,
+            temporary=layers.temporary,
+            profile=profile,
+            sync=sync,
+            summarizer=summarizer,
+            config=config,
+            persona_name=persona.name,
+            now=now,
+        ),
+        jobs=SummaryJobs(
+            db=db,
+            journal=history,
+            active=layers.active,
+            summary=layers.summary,
+            summarizer=summarizer,
+            profile=profile,
+            now=now,
+            concurrency=config.summary.concurrency,
+        ),
+        scheduler=MemoryScheduler(
+            *jobs,
+            summary_interval=config.summary.interval_seconds,
+            cleanup_interval=config.summary.cleanup_interval_seconds,
+        ),
+        eraser=Eraser(db, table, layers.rag, sync, purge=keywords.purge, tombstones=erased),
     )
