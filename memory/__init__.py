@@ -22,7 +22,7 @@ if _typing.TYPE_CHECKING:
         StoreLockedError,
     )
     from memory.manager import MemoryManager
-    from memory.retrieval.retriever import RetrievalResult
+    from memory.retrieval.result import RetrievalResult
     from memory.write.importer import ImportReport
 
 _HOMES = {

@@ -31,7 +31,7 @@ from memory.errors import ClosedError
 from memory.integrations.runnables import RetrieverFace
 from memory.introspection.inspection import MemoryInspector
 from memory.introspection.state import build_debug_state
-from memory.retrieval.retriever import QueryInput, RetrievalResult
+from memory.retrieval.result import QueryInput, RetrievalResult
 from memory.summary.jobs import first_runs
 from memory.surface import LangChainSurface
 from memory.upkeep import MemoryUpkeep

