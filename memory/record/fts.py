@@ -35,15 +35,7 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
     """
     if not isinstance(conn, SqliteConnection):
         raise TypeError("the FTS5 keyword index needs a SQLite database")
-    conn.raw.create_function(
-        _TOKEN_FUNCTION,
-        3,
-        lambda scope, note, content: index_tokens(scope or "", index_text(note, content or "")),
-        deterministic=True,
-    )
-    conn.raw.create_function(
-        _TEXT_FUNCTION, 2, lambda note, content: index_text(note, content or ""), deterministic=True
-    )
+    _register_functions(conn)
     if cache_dir is not None and tokenizer == JIEBA:
         load_jieba(cache_dir)
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
@@ -59,10 +51,32 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
     if rebuild:
         conn.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
         conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+    conn.script(_schema(tokenizer))
+    if rebuild:
+        column = _indexed(tokenizer, "")
+        conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries")
+        write_meta(conn, "keyword_tokenizer", version)
+    return rebuild
+
+
+def _register_functions(conn: SqliteConnection) -> None:
+    """The SQL functions the triggers call: an entry's index text, and its tagged jieba words."""
+    conn.raw.create_function(
+        _TOKEN_FUNCTION,
+        3,
+        lambda scope, note, content: index_tokens(scope or "", index_text(note, content or "")),
+        deterministic=True,
+    )
+    conn.raw.create_function(
+        _TEXT_FUNCTION, 2, lambda note, content: index_text(note, content or ""), deterministic=True
+    )
+
+
+def _schema(tokenizer: str) -> str:
+    """The FTS5 table, its vocabulary view and the triggers that keep it in step with ``entries``."""
     fts_tokenizer = "trigram" if tokenizer == TRIGRAM else "unicode61"
     indexed = _indexed(tokenizer, "new.")
-    conn.script(
-        f"""
+    return f"""
         CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(tokens, tokenize='{fts_tokenizer}');
         CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} USING fts5vocab({FTS_TABLE}, 'row');
         DROP TRIGGER IF EXISTS entries_fts_insert;
@@ -80,12 +94,6 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
             DELETE FROM {FTS_TABLE} WHERE rowid = old.seq;
         END;
         """
-    )
-    if rebuild:
-        column = _indexed(tokenizer, "")
-        conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) SELECT seq, {column} FROM entries")
-        write_meta(conn, "keyword_tokenizer", version)
-    return rebuild
 
 
 def _indexed(tokenizer: str, row: str) -> str:

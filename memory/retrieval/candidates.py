@@ -18,7 +18,7 @@ recency bonus, important ones an importance bonus, cold ones an optional tier pe
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.domain.types import DECAYING_LAYERS, Layer, RetrievedMemory
@@ -68,6 +68,16 @@ def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
     if bar is None or bar.passes(memory.similarity, matched) or (matched and memory.similarity == 0.0):
         return memory
     return replace(memory, below_floor=True)
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """The candidates of one retrieval across layers, before fusion."""
+
+    dense: list[RetrievedMemory]
+    timed: list[RetrievedMemory]
+    hits: list[tuple[str, float]]
+    by_id: dict[str, RetrievedMemory]
 
 
 class CandidateSearch:
@@ -185,6 +195,31 @@ class CandidateSearch:
         limit: int | None,
         bar: Bar | None,
     ) -> dict[Layer, list[RetrievedMemory]]:
+        pool = self._pool(vector, keyword_hits, window, user_id, tick, limit)
+        by_id = pool.by_id
+        fused = self._fused(pool, terms_count)
+        memories = [
+            replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
+            for f in fused
+        ]
+        adjusted = self._adjusted(memories, bonuses=True)
+        if window is not None:  # the question names a time: what happened then comes first
+            adjusted = sorted((_dated(m, window) for m in adjusted), key=lambda m: -m.score)
+        found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
+        for memory in adjusted:
+            found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))
+        return found
+
+    def _pool(
+        self,
+        vector: Vector,
+        keyword_hits: KeywordHits,
+        window: Window | None,
+        user_id: str | None,
+        tick: int,
+        limit: int | None,
+    ) -> _Pool:
+        """Every layer's dense candidates, keyword hits and memories of a named time, in one pool."""
         config = self.config
         dense: list[RetrievedMemory] = []
         timed: list[RetrievedMemory] = []
@@ -225,33 +260,26 @@ class CandidateSearch:
             (m for i, m in by_id.items() if i in found_dense or m.similarity >= lowest),
             key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id),
         )
+        return _Pool(dense, timed, hits, by_id)
+
+    def _fused(self, pool: _Pool, terms_count: int) -> list[ranking.Fused]:
+        """The pool's dense and keyword rankings fused (score or rank fusion)."""
+        config = self.config
         weight = config.keyword_weight * keyword_trust(terms_count, config.keyword_terms)
         if config.fusion != "score":
-            fused = ranking.fuse(
-                [m.entry.id for m in dense],
-                [entry_id for entry_id, _ in hits],
-                extra_ids=[m.entry.id for m in timed],
+            return ranking.fuse(
+                [m.entry.id for m in pool.dense],
+                [entry_id for entry_id, _ in pool.hits],
+                extra_ids=[m.entry.id for m in pool.timed],
                 rrf_k=config.rrf_k,
                 keyword_weight=weight,
-                top_k=len(by_id),
+                top_k=len(pool.by_id),
             )
-        else:
-            fused = ranking.fuse_scores(
-                [(m.entry.id, m.similarity) for m in dense],
-                hits,
-                {entry_id: m.similarity for entry_id, m in by_id.items()},
-                keyword_weight=weight,
-                scale=1.0 / (config.rrf_k + 1),
-                extra=[m.entry.id for m in timed],
-            )
-        memories = [
-            replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
-            for f in fused
-        ]
-        adjusted = self._adjusted(memories, bonuses=True)
-        if window is not None:  # the question names a time: what happened then comes first
-            adjusted = sorted((_dated(m, window) for m in adjusted), key=lambda m: -m.score)
-        found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
-        for memory in adjusted:
-            found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))
-        return found
+        return ranking.fuse_scores(
+            [(m.entry.id, m.similarity) for m in pool.dense],
+            pool.hits,
+            {entry_id: m.similarity for entry_id, m in pool.by_id.items()},
+            keyword_weight=weight,
+            scale=1.0 / (config.rrf_k + 1),
+            extra=[m.entry.id for m in pool.timed],
+        )
