@@ -18,7 +18,7 @@ from memory.domain.validation import check_user_id
 from memory.engine import Engine
 from memory.errors import InvalidInputError, needs_extra
 from memory.integrations import chat, tools
-from memory.integrations.runnables import UNSET, UserChoice
+from memory.integrations.users import UNSET, UserChoice
 
 if TYPE_CHECKING:
     from memory.integrations.graph_store import MemoryStore

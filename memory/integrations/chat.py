@@ -27,7 +27,8 @@ from langchain_core.tracers.schemas import Run
 from memory.domain.types import Interaction
 from memory.domain.validation import check_user_id
 from memory.errors import InputTypeError, InvalidInputError, MemoryEngineError
-from memory.integrations.runnables import UNSET, chosen_user, configured_user, message_text
+from memory.integrations.runnables import message_text
+from memory.integrations.users import UNSET, chosen_user, configured_user
 
 logger = logging.getLogger(__name__)
 RECENT_EXCHANGES = 3

@@ -4,15 +4,14 @@ Input, like a chat chain's: a str; a dict with ``query``, ``input`` or ``questio
 ``user_id``); a message, or a list of messages: the conversation up to its last human message is
 the query (a dialogue query, :mod:`memory.domain.dialogue`: the newest turn counts most). The user
 comes from the input, else from ``config["configurable"]["user_id"]`` (how LangChain and
-LangGraph pass per-call settings). One rule for every LangChain face (:func:`chosen_user`): a call
-that names no user is refused; ``user_id=None``, said, is the persona's shared memory.
+LangGraph pass per-call settings), by the rule of every LangChain face
+(:mod:`memory.integrations.users`): naming no user is refused, ``None`` is the shared memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import Enum
-from typing import Any, Final
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -25,6 +24,7 @@ from typing_extensions import TypedDict
 from memory.domain.types import RetrievedMemory
 from memory.domain.validation import check_top_k, check_user_id
 from memory.errors import InputTypeError, InvalidInputError
+from memory.integrations.users import UNSET, UserChoice, chosen_user, configured_user
 from memory.retrieval.result import QueryInput, RetrievalResult
 from memory.retrieval.retriever import MemoryRetriever
 
@@ -49,44 +49,6 @@ class MemoryOutput(TypedDict):
 
     active: str
     rag: str
-
-
-class Unset(Enum):
-    """No user named (unlike ``None``, which names the persona's shared memory)."""
-
-    UNSET = "unset"
-
-
-UNSET: Final = Unset.UNSET
-UserChoice = str | None | Unset
-"""A user as a LangChain face is given it: a user id, ``None`` (the shared memory) or nothing."""
-
-
-def configured_user(config: RunnableConfig | None) -> Any:
-    """``config["configurable"]["user_id"]`` (``None`` included), else :data:`UNSET`."""
-    return ((config or {}).get("configurable") or {}).get("user_id", UNSET)
-
-
-def chosen_user(*choices: Any) -> Any:
-    """The first user named among ``choices`` (most specific first: the call's input, the one
-    fixed at creation, the config's); ``None``, named, is the persona's shared memory.
-
-    Raises:
-        InvalidInputError: no choice names a user.
-    """
-    for choice in choices:
-        if choice is not UNSET:
-            return choice
-    raise no_user_error()
-
-
-def no_user_error() -> InvalidInputError:
-    """The error of a per-user surface used without a user."""
-    return InvalidInputError(
-        "user_id",
-        "no user named: pass user_id='...' or config={'configurable': {'user_id': '...'}} "
-        "(user_id=None, said, is the persona's shared memory)",
-    )
 
 
 def message_text(message: BaseMessage) -> Any:
@@ -118,7 +80,7 @@ def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, An
     Raises:
         InputTypeError: an input of none of the accepted shapes.
         InvalidInputError: a dict without a query key, messages without a human one, or no user
-            named (:func:`chosen_user`).
+            named (:mod:`memory.integrations.users`).
     """
     if isinstance(payload, dict):
         key = next((k for k in QUERY_KEYS if k in payload), None)

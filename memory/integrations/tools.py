@@ -25,14 +25,8 @@ from memory.domain.persona import Persona
 from memory.domain.types import Interaction
 from memory.errors import InvalidInputError, MemoryEngineError
 from memory.integrations.chat import ChatMemory
-from memory.integrations.runnables import (
-    UNSET,
-    UserChoice,
-    chosen_user,
-    configured_user,
-    message_text,
-    query_and_user,
-)
+from memory.integrations.runnables import message_text, query_and_user
+from memory.integrations.users import UNSET, UserChoice, chosen_user, configured_user
 
 logger = logging.getLogger(__name__)
 
