@@ -20,8 +20,8 @@ from rich.console import Console
 
 from bench import QUERIES, folder_bytes, latency_ms, repo_root, synthetic_records, synthetic_texts
 from memory.config import MemoryConfig
-from memory.domain.persona import SAMPLES
 from memory.manager import MemoryManager
+from memory.personas import SAMPLES
 
 USER = "bench-user"
 RECORD_SAMPLES = 150

@@ -41,8 +41,8 @@ from bench.filler import filler_turns, reply
 from bench.recall import bm25_rankings, dense_rankings, jieba_tokens, rrf
 from bench.retention_report import render
 from bench.retention_sets import HELD_OUT, TUNE, Probe, Script
-from memory.domain.persona import SAMPLES
 from memory.domain.slots import value_of
+from memory.personas import SAMPLES
 
 HALVES = {"tune": TUNE, "held-out": HELD_OUT}
 """The split, fixed here: tune on ``tune`` only; ``held-out`` is reported beside it."""

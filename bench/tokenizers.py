@@ -20,8 +20,8 @@ from rich.table import Table
 from memory.config import MemoryConfig
 from memory.demo import load_sample, timeline
 from memory.domain import tokens
-from memory.domain.persona import SAMPLES
 from memory.manager import MemoryManager
+from memory.personas import SAMPLES
 
 REPO_PERSONAS = SAMPLES
 

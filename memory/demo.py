@@ -17,10 +17,10 @@ from rich.panel import Panel
 from rich.table import Table
 
 from memory.config import MemoryConfig
-from memory.domain.persona import load_persona
 from memory.domain.types import RetrievedMemory
 from memory.errors import InvalidInputError
 from memory.manager import MemoryManager
+from memory.personas import load_persona
 
 SAMPLE = "karin_dialogue.json"
 MARKER = ".persona-memory-demo"

@@ -22,7 +22,7 @@ from typing import Any, Self
 from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
-from memory.domain.persona import Persona, load_persona
+from memory.domain.persona import Persona
 from memory.domain.twins import async_twin
 from memory.domain.types import ManagerState, ProfileFact, utcnow
 from memory.domain.validation import check_persona, check_user_id
@@ -31,6 +31,7 @@ from memory.errors import ClosedError
 from memory.integrations.runnables import RetrieverFace
 from memory.introspection.inspection import MemoryInspector
 from memory.introspection.state import build_debug_state
+from memory.personas import load_persona
 from memory.retrieval.result import QueryInput, RetrievalResult
 from memory.summary.jobs import first_runs
 from memory.surface import LangChainSurface

@@ -39,7 +39,7 @@ RANKS: list[set[str]] = [
     {"errors", "samples"},
     {"domain"},  # types and pure rules, no I/O
     {"config_sections"},
-    {"config"},
+    {"config", "personas"},  # personas: the folders, and the samples that ship
     {"record"},  # SQLite / PostgreSQL, the journal, entries, profile, keyword indexes, archive
     {"index"},  # Chroma, breaker, deadlines, embeddings
     {"layers"},  # the four layers and decay

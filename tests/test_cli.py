@@ -13,7 +13,7 @@ import pytest
 from memory import InputTypeError, InvalidInputError, Layer, MemoryConfig, MemoryManager
 from memory.cli import main
 from memory.demo import load_sample
-from memory.domain.persona import SAMPLES
+from memory.personas import SAMPLES
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import config_env, fill
 
 from memory import InvalidInputError, MemoryConfig
-from memory.domain.persona import SAMPLES
+from memory.personas import SAMPLES
 
 MARKER = "qxjvmarker"
 """A word no model, dictionary or other user has: found on disk only where alice's text is."""

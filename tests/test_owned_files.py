@@ -17,8 +17,8 @@ from conftest import config_env, fill
 
 from memory import InvalidInputError, MemoryConfig
 from memory.cli import main
-from memory.domain.persona import SAMPLES
 from memory.errors import ImportFileError
+from memory.personas import SAMPLES
 
 REPO = Path(__file__).parents[1]
 

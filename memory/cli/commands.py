@@ -135,8 +135,8 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 
 def run_keys(args: argparse.Namespace) -> int:
-    from memory.domain.persona import load_persona
     from memory.domain.validation import check_persona, check_user_id
+    from memory.personas import load_persona
     from memory.server.keys import KeyRing
 
     config = config_of(args)
@@ -168,8 +168,8 @@ def run_keys(args: argparse.Namespace) -> int:
 
 
 def run_personas(args: argparse.Namespace) -> int:
-    from memory.domain.persona import SAMPLES, create_persona, persona_names
     from memory.domain.validation import check_persona
+    from memory.personas import SAMPLES, create_persona, persona_names
 
     personas_dir = Path(config_of(args).personas_dir)
     if args.action == "new":

@@ -19,7 +19,7 @@ from langchain_core.embeddings import Embeddings
 
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.domain import slots
-from memory.domain.dialogue import Query, parse_query, query_vector
+from memory.domain.dialogue import Query, parse_query
 from memory.domain.formatter import (
     format_active_memories,
     format_profile,
@@ -42,6 +42,7 @@ from memory.record.profile import ProfileTable
 from memory.retrieval import ranking
 from memory.retrieval.candidates import CandidateSearch
 from memory.retrieval.profile_select import ProfileSelector
+from memory.retrieval.query_vector import query_vector
 from memory.retrieval.query_words import QueryWords
 from memory.retrieval.relevance import Bar, RelevanceFloor
 from memory.retrieval.result import QueryInput, RetrievalResult
