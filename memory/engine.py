@@ -170,7 +170,8 @@ class _Layers:
 
     @property
     def decaying(self) -> tuple[DecayingLayer, ...]:
-        return tuple(r for r in (self.temporary, self.summary) if r.layer in DECAYING_LAYERS)
+        found = (self.rag[layer] for layer in DECAYING_LAYERS if layer in self.rag)
+        return tuple(r for r in found if isinstance(r, DecayingLayer))
 
 
 def _layers(

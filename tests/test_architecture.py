@@ -184,3 +184,22 @@ def test_each_heavy_dependency_has_one_importer() -> None:
                 if root in HEAVY:
                     importers.setdefault(root, set()).add(name)
     assert {root: names for root, names in importers.items() if names != {HEAVY[root]}} == {}
+
+
+def test_layers_are_listed_only_where_their_kinds_are_declared() -> None:
+    """A tuple, list or set of two or more layers is written only in ``domain/types.py``
+    (``LAYER_KINDS``); every other list of layers is derived from it, so a new layer kind is
+    declared in one place and every list picks it up."""
+    listed: list[str] = []
+    for name, path in _modules().items():
+        if name == "domain.types":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set):
+                layers = [
+                    e for e in node.elts if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name)
+                    and e.value.id == "Layer"
+                ]  # fmt: skip
+                if len(layers) >= 2:
+                    listed.append(f"{name}:{node.lineno}")
+    assert listed == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from memory.domain.types import Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
+from memory.domain.types import PROMPT_ORDER, Interaction, Layer, MemoryEntry, ProfileFact, RetrievedMemory
 
 _UNITS = (
     (365 * 86400, "年", "year"),
@@ -40,7 +40,6 @@ LAYER_TITLES = {
         Layer.STATIC: "[Persona memories]",
     },
 }
-_LAYER_ORDER = (Layer.STATIC, Layer.SUMMARY, Layer.TEMPORARY)
 
 
 def relative_time(moment: datetime, now: datetime, locale: str = "zh") -> str:
@@ -68,7 +67,7 @@ def format_active_memories(entries: Sequence[MemoryEntry], now: datetime, locale
 def format_retrieved_memories(
     memories: Sequence[RetrievedMemory], now: datetime, locale: str = "zh", *, shown: Iterable[str] = ()
 ) -> str:
-    """Retrieved memories grouped by layer (static, summary, temporary), each with its time.
+    """Retrieved memories grouped by layer (in :data:`PROMPT_ORDER`), each with its time.
 
     No line is written twice: a line of a memory that the prompt already holds (``shown``, e.g.
     the active window's lines, or an earlier memory's) is left out, and a memory left with no
@@ -77,7 +76,7 @@ def format_retrieved_memories(
     titles = LAYER_TITLES.get(locale, LAYER_TITLES["zh"])
     seen = {line.strip() for text in shown for line in text.splitlines()}
     blocks: list[str] = []
-    for layer in _LAYER_ORDER:
+    for layer in PROMPT_ORDER:
         lines = []
         for memory in (m for m in memories if m.entry.layer == layer):
             fresh = [line for line in memory.entry.display_text.splitlines() if line.strip() not in seen]
@@ -85,7 +84,8 @@ def format_retrieved_memories(
             if any(line.strip() for line in fresh):
                 lines.append(_line(memory, "\n".join(fresh).strip(), now, locale))
         if lines:
-            blocks.append("\n".join([titles[layer], *lines]))
+            title = titles.get(layer) or (f"【{layer.value}】" if locale == "zh" else f"[{layer.value}]")
+            blocks.append("\n".join([title, *lines]))
     return "\n\n".join(blocks)
 
 

@@ -26,17 +26,42 @@ class Layer(StrEnum):
     ARCHIVED = "archived"
 
 
-# The layer kinds, declared once; every list of layers elsewhere is derived from these.
-DECAYING_LAYERS: tuple[Layer, ...] = (Layer.TEMPORARY, Layer.SUMMARY)
-"""The layers whose memories decay with retrievals, go to the cold tier and come back from it
-(so a retrieval searches their cold memories too: deep recall)."""
-RAG_LAYERS: tuple[Layer, ...] = (*DECAYING_LAYERS, Layer.STATIC)
+@dataclass(frozen=True)
+class LayerKind:
+    """What a layer does. :data:`LAYER_KINDS` declares every layer once; every list of layers
+    elsewhere (which decay, which a query searches, which hold a user's memories, their order in
+    a prompt) is derived from it."""
+
+    layer: Layer
+    searched: bool = False
+    """A query searches it: its memories have vectors and keyword rows."""
+    decays: bool = False
+    """Its memories' significance decays with retrievals: they go to the cold tier and come back
+    from it (so a retrieval searches its cold memories too: deep recall)."""
+    users: bool = False
+    """It holds a user's own memories (listed by the LangGraph store; static ones are the
+    persona's)."""
+
+
+LAYER_KINDS: tuple[LayerKind, ...] = (
+    LayerKind(Layer.ACTIVE, users=True),
+    LayerKind(Layer.TEMPORARY, searched=True, decays=True, users=True),
+    LayerKind(Layer.SUMMARY, searched=True, decays=True, users=True),
+    LayerKind(Layer.STATIC, searched=True),
+    LayerKind(Layer.ARCHIVED),
+)
+"""Every layer, once. The cold tier (``ARCHIVED``) is searched through the decaying layers."""
+DECAYING_LAYERS: tuple[Layer, ...] = tuple(kind.layer for kind in LAYER_KINDS if kind.decays)
+"""The layers whose memories decay (:attr:`LayerKind.decays`)."""
+RAG_LAYERS: tuple[Layer, ...] = tuple(kind.layer for kind in LAYER_KINDS if kind.searched)
 """The hot layers a query searches (active is injected whole; the cold tier is searched with them)."""
 INDEXED_LAYERS: tuple[Layer, ...] = (*RAG_LAYERS, Layer.ARCHIVED)
 """The layers whose entries have vectors (each in its own collections)."""
-USER_LAYERS: tuple[Layer, ...] = (Layer.ACTIVE, *DECAYING_LAYERS)
-"""The layers that hold a user's own memories (listed by the LangGraph store; static memories
-are the persona's)."""
+USER_LAYERS: tuple[Layer, ...] = tuple(kind.layer for kind in LAYER_KINDS if kind.users)
+"""The layers that hold a user's own memories."""
+PROMPT_ORDER: tuple[Layer, ...] = tuple(reversed(RAG_LAYERS))
+"""The order of the searched layers' blocks in a prompt: the reverse of their declaration (the
+persona's memories first, the newest kind last, next to the question)."""
 
 
 class IndexState(IntEnum):
