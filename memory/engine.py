@@ -20,7 +20,7 @@ from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig, StoreMode
 from memory.domain.persona import Persona
-from memory.domain.types import DECAYING_LAYERS, Layer
+from memory.domain.types import Layer
 from memory.errors import ReadOnlyStoreError
 from memory.index.cache_files import cache_folder
 from memory.index.chroma import ChromaBackend
@@ -28,8 +28,8 @@ from memory.index.embeddings import describe, get_embeddings, leads_with_use, wa
 from memory.index.heap import cap_malloc_arenas, scrub_freed_memory
 from memory.index.scoped import INDEX_LAYOUT, ScopedStores
 from memory.layers.active import ActiveLayer
+from memory.layers.built import build_layers
 from memory.layers.decay_tick import DecayTick
-from memory.layers.decaying import DecayingLayer
 from memory.layers.fact_vectors import FactVectors
 from memory.layers.rag import RagLayer
 from memory.layers.static import StaticLayer
@@ -78,6 +78,8 @@ class Engine:
     sync: IndexSync
     summarizer: Summarizer
     retriever: MemoryRetriever
+    decay: DecayTick
+    """The decay clock: a tick per retrieval, and a cold memory brought back (``restore``)."""
     recorder: Recorder
     jobs: SummaryJobs
     scheduler: MemoryScheduler
@@ -157,39 +159,6 @@ def _make_folder(data_dir: Path) -> None:
         raise ReadOnlyStoreError(f"cannot make the data folder {data_dir}: {exc.strerror}") from exc
 
 
-@dataclass
-class _Layers:
-    active: ActiveLayer
-    temporary: TemporaryLayer
-    summary: SummaryLayer
-    static: StaticLayer
-
-    @property
-    def rag(self) -> dict[Layer, RagLayer]:
-        return {rag.layer: rag for rag in (self.temporary, self.summary, self.static)}
-
-    @property
-    def decaying(self) -> tuple[DecayingLayer, ...]:
-        found = (self.rag[layer] for layer in DECAYING_LAYERS if layer in self.rag)
-        return tuple(r for r in found if isinstance(r, DecayingLayer))
-
-
-def _layers(
-    config: MemoryConfig,
-    persona: Persona,
-    table: EntryTable,
-    stores: Callable[[Layer], ScopedStores],
-    now: Callable[[], datetime],
-) -> _Layers:
-    temporary = TemporaryLayer(table, stores(Layer.TEMPORARY), config.temporary, now)
-    return _Layers(
-        active=ActiveLayer(table, config.active.capacity, temporary.admit),
-        temporary=temporary,
-        summary=SummaryLayer(table, stores(Layer.SUMMARY), config.summary, now),
-        static=StaticLayer(table, stores(Layer.STATIC), persona.static_dir, now),
-    )
-
-
 def _summarizer(
     config: MemoryConfig, persona: Persona, summary_model: Runnable[Any, Any] | None
 ) -> Summarizer:
@@ -228,7 +197,7 @@ def _wire(
     table = EntryTable(db, keywords=keywords.index_rows)
     profile, history = ProfileTable(db), Journal(db)
     archive = MemoryArchive(Path(config.archive_dir), persona.id)
-    layers = _layers(config, persona, table, stores, now)
+    layers = build_layers(config, persona.static_dir, table, stores, now)
     if config.temporary.slots and leads_with_use(config.embedding):
         layers.temporary.on_indexed = SaidSlots(db)
     fact_vectors = FactVectors(profile, embeddings)
@@ -242,6 +211,7 @@ def _wire(
         fact_vectors=fact_vectors,
     )
     summarizer = _summarizer(config, persona, summary_model)
+    decay = DecayTick(db, layers.temporary, layers.decaying)
     retriever = MemoryRetriever(
         db,
         layers.active,
@@ -251,7 +221,7 @@ def _wire(
         embeddings,
         fact_vectors=fact_vectors,
         sync=sync,
-        decay=DecayTick(db, layers.temporary, layers.decaying),
+        decay=decay,
         locale=config.locale,
         now=now,
         max_text_chars=config.max_text_chars,
@@ -280,6 +250,7 @@ def _wire(
         sync=sync,
         summarizer=summarizer,
         retriever=retriever,
+        decay=decay,
         recorder=Recorder(
             db=db,
             journal=history,

@@ -155,7 +155,7 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
     def retriever(self) -> RetrieverFace:
         """The cross-layer retriever (``retrieve``, ``retrieve_memories``) and its LangChain
         faces (``as_runnable()``, ``as_langchain_retriever()``)."""
-        return RetrieverFace(self._engine.retriever)
+        return RetrieverFace(self._check_open().retriever)
 
     @property
     def inspector(self) -> MemoryInspector:

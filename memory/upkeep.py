@@ -127,7 +127,7 @@ class MemoryUpkeep:
             found = engine.entries.by_ids(None, [memory])
             if not found or found[0].user_id != user:
                 return False
-        restored = engine.retriever.decay.restore(memory)
+        restored = engine.decay.restore(memory)
         if restored:
             engine.sync.notify()  # its vector moves back to the hot collection
         return restored

@@ -67,9 +67,9 @@ async def test_aretrieve_keeps_the_loop_responsive_after_a_burst_of_writes(make_
 
 def test_a_retrieval_waits_for_a_write_backlog_only_up_to_its_bound(make_manager, config) -> None:
     config.active.capacity = 1
+    config.retrieval.catch_up_seconds = 0.0  # a retrieval indexes nothing itself
     manager = make_manager(config)
     manager._engine.sync.stop_worker()  # hold the background indexer back (private, for the test)
-    manager.retriever.catch_up_seconds = 0.0
     fill(manager, ["我家的柯基叫可乐，今天把拖鞋咬坏了", "最后一句"])
     assert manager.debug_state()["store"]["pending_index"] == 1
     result = manager.retrieve_memories("柯基叫什么名字")

@@ -70,11 +70,11 @@ def test_recall_01_redis_fact_comes_first_among_20_unrelated(make_manager, confi
 def test_a_keyword_hit_still_waiting_for_the_index_is_ranked_by_meaning_too(make_manager, config) -> None:
     config.active.capacity = 1
     budget(config, 3, 0, 0)
+    config.retrieval.catch_up_seconds = 0.0  # a retrieval indexes nothing itself
     manager = make_manager(config)
     fill(manager, UNRELATED)
     manager.flush()
     manager._engine.sync.stop_worker()  # hold the background indexer back (private, for the test)
-    manager.retriever.catch_up_seconds = 0.0
     fill(manager, [REDIS, "最后一句"])
     assert manager.debug_state()["store"]["pending_index"] >= 1
     first = manager.retrieve_memories("redis 集群的配置在哪里").memories[0]

@@ -197,14 +197,11 @@ class MemoryDocumentRetriever(BaseRetriever):
 
 
 class RetrieverFace:
-    """The cross-layer retriever as ``MemoryManager.retriever`` shows it: every method of
-    :class:`~memory.retrieval.retriever.MemoryRetriever`, and its two LangChain faces."""
+    """The cross-layer retriever as ``MemoryManager.retriever`` shows it: its four retrieval
+    methods, and its two LangChain faces."""
 
     def __init__(self, retriever: MemoryRetriever) -> None:
         self.core = retriever
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.core, name)
 
     def retrieve(self, query: QueryInput, *, user_id: str | None = None) -> tuple[str, str]:
         """``(active_text, rag_text)`` for a prompt (see ``MemoryRetriever.retrieve``)."""
