@@ -75,18 +75,19 @@ def matched_words(memory: RetrievedMemory, keywords: Mapping[str, str]) -> list[
     return [word if source == word else f"{source}→{word}" for source, word in found]
 
 
-def layer_caps(config: RetrievalConfig) -> dict[str, int]:
-    """How many memories each searched layer may give one retrieval (quota, cap or ``top_k``)."""
+def layer_caps(config: RetrievalConfig, top_k: int) -> dict[str, int]:
+    """How many memories each searched layer may give a retrieval of ``top_k`` (its quota, its
+    cap or ``top_k``)."""
     return {
-        layer.value: depth_of(config.mode, layer, config.quotas, config.caps, config.top_k)
-        for layer in RAG_LAYERS
+        layer.value: depth_of(config.mode, layer, config.quotas, config.caps, top_k) for layer in RAG_LAYERS
     }
 
 
-def retrieval_json(result: RetrievalResult, config: RetrievalConfig) -> Json:
+def retrieval_json(result: RetrievalResult, config: RetrievalConfig, top_k: int | None = None) -> Json:
     """What a retrieval gave: the two prompt texts, the scored memories (with the keywords each
-    holds, bridged ones too), the near misses, each layer's cap and ``top_k``. A layer weight is
-    reported only in weighted mode, the only mode that multiplies by it."""
+    holds, bridged ones too), the near misses, each layer's cap and the memories it could give in
+    all (``top_k``: the call's, else the config's). A layer weight is reported only in weighted
+    mode, the only mode that multiplies by it."""
     weights = config.weights if config.mode == RetrievalMode.WEIGHTED else {}
 
     def scored(memory: RetrievedMemory) -> Json:
@@ -102,8 +103,8 @@ def retrieval_json(result: RetrievalResult, config: RetrievalConfig) -> Json:
         "profile": [fact_json(f) for f in result.profile],
         "degraded": result.degraded,
         "floor": None if (bar := result.floor) is None else {"dense": bar.high, "with_keywords": bar.low},
-        "caps": layer_caps(config),
-        "top_k": config.top_k,
+        "caps": layer_caps(config, top_k or config.top_k),
+        "top_k": top_k or config.top_k,
     }
 
 

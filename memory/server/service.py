@@ -110,7 +110,7 @@ class MemoryService:
         manager = self.manager(persona)
         user = check_user_id(user_id)
         result = await manager.aretrieve_memories(query, user_id=user, top_k=top_k)
-        shown = payloads.retrieval_json(result, manager.config.retrieval)
+        shown = payloads.retrieval_json(result, manager.config.retrieval, top_k)
         self._keep(persona, user, {"at": utcnow().isoformat(), "query": query, **shown})
         return shown
 
