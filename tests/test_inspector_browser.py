@@ -177,7 +177,8 @@ def test_the_inspector_explains_a_bridged_match_the_layer_caps_and_a_pinned_memo
         near = hometown.locator("table.scores tr.miss[data-memory]", has_text="哈尔滨")
         assert "名额（1）已满" in near.first.locator("span.over-cap").inner_text()
         pinned = weather.locator("table.scores tr.hit", has_text="牙医")
-        assert pinned.locator("span.pinned").count() == 1
+        assert pinned.locator("span.pinned").count() == 1  # why it is there: pinned, and a free place
+        assert pinned.locator("span.free-slot").count() == 1
         assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+$", weather.locator("small").first.inner_text())
         assert (
             "聊天中说的" in page.locator("table.profile").inner_text()

@@ -126,7 +126,7 @@ def _why(m: dict[str, Any], shown: dict[str, Any], w: dict[str, str], miss: bool
     if m.get("pinned"):
         tags.append(("pinned", w["pinned"]))
     unmatched = not m.get("matched") and m.get("keyword_rank") is None
-    if not shown.get("floor") and unmatched and _band(m.get("similarity")) == "sim_far":
+    if not shown.get("floor") and unmatched and _band(m.get("similarity")) in ("sim_far", "sim_loose"):
         tags.append(("free-slot", w["free_slot"]))
     return tags
 
