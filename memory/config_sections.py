@@ -175,7 +175,7 @@ class RetrievalConfig(Section):
     keyword_weight: Float = Field(1.0, ge=0, description="weight of the keyword ranking")
     keyword_max_df: Float = Field(0.25, gt=0, le=1, description="ignore query words in more memories")
     common_word_idf: Float = Field(
-        5.5, ge=0, description="jieba: Chinese words below this general-corpus IDF are no keywords (0: off)"
+        4.5, ge=0, description="jieba: Chinese words below this general-corpus IDF are no keywords (0: off)"
     )
     keyword_tokenizer: str = Field("jieba", pattern="^(jieba|trigram)$", description="jieba or trigram")
     candidate_multiplier: Int = Field(4, ge=1, description="candidates per ranking = depth * this")
