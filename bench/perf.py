@@ -127,7 +127,7 @@ def _embedder_rates(manager: MemoryManager) -> dict[str, float]:
     searchable) and E5 (the limit of enrichment), when the embedder has two tiers."""
     from memory.domain.types import Layer
     from memory.index.embeddings import tiered
-    from memory.layers.rag import EMBED_MAX_CHARS
+    from memory.layers.layer_index import EMBED_MAX_CHARS
 
     entries = manager.inspector.entries(Layer.TEMPORARY, USER)[:2000]
     texts = [e.index_text[:EMBED_MAX_CHARS] for e in entries]
@@ -165,7 +165,7 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         err.log(f"size {size:,}: {imported['rate']:,.0f}/s; timing retrieval")
         engine = retrieve_latency(manager, repeats)
         parts = manager._engine  # the bench reads the engine's own collections to copy them
-        stores = [rag.stores.for_scope(USER) for rag in parts.rag_layers.values()]
+        stores = [rag.stores.for_scope(USER) for rag in parts.layers.rag.values()]
         collections = [store.backend.collection(store.name) for store in stores]
         baseline = FlatBaseline(folder / "flat", parts.embeddings, engine_hnsw(config.store))
         copied, copy_seconds = baseline.copy_from(collections)

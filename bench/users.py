@@ -101,8 +101,8 @@ def _flat(manager: MemoryManager, config: MemoryConfig, folder: Path) -> dict[st
     from bench.flat import FlatBaseline, engine_hnsw
 
     parts = manager._engine  # the bench reads the engine's own collections to copy them
-    backend = next(iter(parts.rag_layers.values())).stores.backend
-    names = [name for rag in parts.rag_layers.values() for name in sorted(rag.stores.existing_names())]
+    backend = next(iter(parts.layers.rag.values())).stores.backend
+    names = [name for rag in parts.layers.rag.values() for name in sorted(rag.stores.existing_names())]
     baseline = FlatBaseline(folder, parts.embeddings, engine_hnsw(config.store))
     try:
         copied, _ = baseline.copy_from([backend.collection(name) for name in names])

@@ -22,7 +22,6 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from memory.config_sections import (
     ActiveConfig,
     EmbeddingConfig,
-    Int,
     RetrievalConfig,
     RetrievalMode,
     ServerConfig,
@@ -30,9 +29,8 @@ from memory.config_sections import (
     StoreMode,
     SummaryConfig,
     TemporaryConfig,
-    config_error,
-    is_number,
 )
+from memory.config_types import Int, config_error, is_number
 from memory.errors import ConfigError, ConfigFileError
 
 __all__ = [

@@ -36,7 +36,7 @@ class LangChainSurface:
     def window_interactions(self: OpenManager, user_id: str | None) -> list[Interaction]:
         """The interactions of a user's active window, oldest first."""
         engine = self._check_open()
-        window = engine.active.entries(check_user_id(user_id))
+        window = engine.layers.active.entries(check_user_id(user_id))
         return engine.journal.by_ids([entry.id for entry in window])
 
     awindow_interactions = async_twin(window_interactions)

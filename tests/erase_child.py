@@ -46,7 +46,7 @@ def main() -> None:
         os.replace = _die  # the archive's rewrite: its temp file is written and synced first
     elif step == "vectors":
         for layer in engine.eraser.layers.values():
-            layer.erase_vectors = _die
+            layer.index.erase_vectors = _die
     elif step == "scrub":
         engine.db.scrub = _die
     elif step == "done":

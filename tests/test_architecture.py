@@ -37,7 +37,7 @@ EXPORTED = [
 # forbidden: see test_the_import_graph_has_no_cycle).
 RANKS: list[set[str]] = [
     {"errors", "samples"},
-    {"domain"},  # types and pure rules, no I/O
+    {"domain", "config_types"},  # types and pure rules, no I/O; strict config field types
     {"config_sections"},
     {"config", "personas"},  # personas: the folders, and the samples that ship
     {"record"},  # SQLite / PostgreSQL, the journal, entries, profile, keyword indexes, archive
@@ -203,3 +203,22 @@ def test_layers_are_listed_only_where_their_kinds_are_declared() -> None:
                 if len(layers) >= 2:
                     listed.append(f"{name}:{node.lineno}")
     assert listed == []
+
+
+MAX_FILE_LINES = 300
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_module_or_function_outgrows_what_a_reader_takes_in_at_once() -> None:
+    """Every module of the package is at most 300 lines and every function at most 60."""
+    long: list[str] = []
+    for name, path in _modules().items():
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > MAX_FILE_LINES:
+            long.append(f"{name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{name}.{node.name}: {lines} lines")
+    assert long == []

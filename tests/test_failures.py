@@ -29,7 +29,7 @@ def break_store(manager: MemoryManager) -> object:
     engine = manager._engine
     real = engine.backend._client
     engine.backend._client = FailingChroma()
-    for layer in engine.rag_layers.values():
+    for layer in engine.layers.rag.values():
         for name in layer.stores.cached_names() | {layer.stores.base_name}:
             layer.stores.by_name(name)._collection = FailingChroma()
     return real
@@ -38,7 +38,7 @@ def break_store(manager: MemoryManager) -> object:
 def heal_store(manager: MemoryManager, real: object) -> None:
     engine = manager._engine
     engine.backend._client = real
-    for layer in engine.rag_layers.values():
+    for layer in engine.layers.rag.values():
         for name in layer.stores.cached_names():
             layer.stores.by_name(name)._collection = None
 

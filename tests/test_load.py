@@ -127,7 +127,7 @@ def test_four_workers_one_killed_lose_nothing_and_summarise_nothing_twice(
             assert [line for line, n in lines.items() if n > 1] == [], "a line was summarised twice"
 
             engine = manager._engine  # the index against the record, collection by collection
-            for layer, rag in engine.rag_layers.items():
+            for layer, rag in engine.layers.rag.items():
                 expected = set().union(*engine.entries.ids_by_scope(layer).values())
                 indexed = set().union(*(rag.stores.by_name(n).ids() for n in rag.stores.existing_names()))
                 assert indexed == expected, f"{layer.value}: index and record differ"

@@ -136,7 +136,7 @@ def test_enrichment_resumes_after_sigkill_embedding_only_what_was_left(config: M
         assert sum(embedded) <= left  # what was stored full before the kill is not embedded again
         assert manager.debug_state()["store"]["pending_enrichment"] == 0
         entries = manager.inspector.entries(Layer.TEMPORARY, "u1")
-        layer = manager._engine.rag_layers[Layer.TEMPORARY]
+        layer = manager._engine.layers.rag[Layer.TEMPORARY]
         vectors = layer.stores.for_scope("u1").vectors([e.id for e in entries])
         tiers = layer.tiers
         assert tiers is not None and len(vectors) == len(entries) == len(FILLER) - config.active.capacity

@@ -29,14 +29,12 @@ from memory.config import StoreConfig, StoreMode
 from memory.errors import CallTimeout, StoreError, StoreUnavailableError
 from memory.index.breaker import CircuitBreaker
 from memory.index.deadline import Deadline
+from memory.index.disk import FullDisk, copied
 from memory.index.heap import trim_malloc
 
 logger = logging.getLogger(__name__)
 
 HTTP_TIMEOUT = httpx.Timeout(15.0, connect=3.0)
-LOW_DISK_BYTES = 4 << 20
-"""An embedded call that failed with less free space than this left the disk known to be full;
-no call is made until this much more is free than at the failure."""
 UNSEARCHED_EF_CONSTRUCTION = 16
 UNSEARCHED_MAX_NEIGHBORS = 4
 """The HNSW graph of a collection never searched by it (Chroma builds one for every collection)."""
@@ -62,7 +60,7 @@ class ChromaBackend:
         self.path = persist_dir / "chroma"
         self._copy: tempfile.TemporaryDirectory[str] | None = None
         if snapshot and config.mode != StoreMode.HTTP:
-            self._copy = _copied(self.path)
+            self._copy = copied(self.path)
             self.path = Path(self._copy.name) / "chroma"
         self.breaker = CircuitBreaker(
             failure_threshold=config.breaker_failure_threshold,
@@ -74,10 +72,7 @@ class ChromaBackend:
         self._reopen_lock = threading.Lock()
         self._stale = ""
         """Why the client must be replaced before the next call ("": it need not)."""
-        self._full_at: int | None = None
-        """Free bytes when a call failed on a full disk (None: the disk is not known to be full)."""
-        self._disk_failures = 0
-        """Calls that failed on a full disk so far."""
+        self.disk = FullDisk(self.path)
         self.deadline = Deadline(config.call_timeout_seconds, name="persona-memory-chroma")
         try:
             self._client = self._open()
@@ -139,15 +134,13 @@ class ChromaBackend:
             StoreUnavailableError: the breaker is open, the disk is full, or the call failed or
                 timed out.
         """
-        if self._full_at is not None:
-            self._refuse_while_disk_full()
+        self.disk.refuse_while_full()
         if not self.breaker.allow():
             raise StoreUnavailableError(f"vector store unavailable: {self.breaker.last_error}")
-        failures = self._disk_failures
+        failures = self.disk.failures
 
         def call() -> _T:
-            if self._full_at is not None:  # another call failed on a full disk while this one waited
-                self._refuse_while_disk_full()
+            self.disk.refuse_while_full()  # another call may have failed on a full disk meanwhile
             self._reopen_if_broken()
             return operation()
 
@@ -165,32 +158,12 @@ class ChromaBackend:
             bad_input = isinstance(exc, ValueError | LookupError | TypeError)
             if self.config.mode == StoreMode.PERSISTENT and not bad_input:
                 self._stale = "failed"
-                free = self._free_bytes()
-                if free < LOW_DISK_BYTES:
-                    self._full_at = free
-                    self._disk_failures += 1
+                self.disk.call_failed()
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
-        if failures == self._disk_failures:  # a call begun before a failure proves nothing since
-            self._full_at = None
+        self.disk.call_succeeded(failures)
         self.breaker.record_success()
         return result
-
-    def _free_bytes(self) -> int:
-        try:
-            return shutil.disk_usage(self.path if self.path.exists() else self.path.parent).free
-        except OSError:
-            return 0
-
-    def _refuse_while_disk_full(self) -> None:
-        """Raise unless space came back since a call failed on a full disk."""
-        full_at = self._full_at
-        free = self._free_bytes()
-        if full_at is not None and free < full_at + LOW_DISK_BYTES:
-            raise StoreUnavailableError(
-                f"the disk of the vector index {self.path} is full ({free} bytes free); "
-                "the index waits for free space"
-            )
 
     def _reopen_if_broken(self) -> None:
         """Reopen the client after a call hung or failed, or when the embedded folder was deleted.
@@ -292,19 +265,6 @@ class ChromaBackend:
         if self._copy is not None:
             self._copy.cleanup()
         trim_malloc()
-
-
-def _copied(index: Path) -> tempfile.TemporaryDirectory[str]:
-    """A temporary folder holding a copy of ``index`` (as ``chroma``)."""
-    copy = tempfile.TemporaryDirectory(prefix="persona-memory-read-only-")
-    try:
-        if index.is_dir():
-            shutil.copytree(index, Path(copy.name) / "chroma")
-    except OSError as exc:
-        copy.cleanup()
-        raise StoreError(f"cannot copy the read-only vector index {index} to read it: {exc}") from exc
-    logger.info("the read-only vector index %s is read from a copy in %s", index, copy.name)
-    return copy
 
 
 def _close_quietly(client: Any) -> None:

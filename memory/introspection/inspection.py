@@ -23,10 +23,10 @@ class MemoryInspector:
         archived: the cold tier)."""
         engine = self._engine
         if layer == Layer.ACTIVE:
-            return engine.active.entries(user_id)
+            return engine.layers.active.entries(user_id)
         if layer == Layer.ARCHIVED:
             return self._engine.entries.live(Layer.ARCHIVED, scope_of(user_id))
-        return self._engine.rag_layers[layer].entries(user_id)
+        return self._engine.layers.rag[layer].entries(user_id)
 
     def entry(self, entry_id: str) -> MemoryEntry | None:
         """One entry of any layer by id."""
@@ -45,7 +45,7 @@ class MemoryInspector:
     def significance(self, entry_id: str) -> float | None:
         """The current (lazily decayed) significance of a temporary or summary entry."""
         entry = self.entry(entry_id)
-        layer = self._engine.rag_layers.get(entry.layer) if entry is not None else None
+        layer = self._engine.layers.rag.get(entry.layer) if entry is not None else None
         if entry is None or layer is None:
             return None
         return layer.current_significance(entry, self.tick(entry.user_id))
@@ -54,7 +54,7 @@ class MemoryInspector:
         """``(coefficient, threshold)`` of a decaying layer (temporary, summary), else ``None``:
         per retrieval an untouched entry's significance is multiplied by the coefficient, and
         below the threshold it is forgotten (threshold 0: only clean-up archives)."""
-        rag = self._engine.rag_layers.get(layer)
+        rag = self._engine.layers.rag.get(layer)
         if not isinstance(rag, DecayingLayer):
             return None
         return rag.decay_coefficient, rag.threshold
@@ -62,11 +62,11 @@ class MemoryInspector:
     def indexed_ids(self, layer: Layer, user_id: str | None = None) -> set[str]:
         """The ids the vector index holds for a layer and user scope (its cold entries included:
         a forgotten memory keeps its vector, deep recall searches it)."""
-        return self._engine.rag_layers[layer].stores.scope_ids(scope_of(user_id))
+        return self._engine.layers.rag[layer].stores.scope_ids(scope_of(user_id))
 
     def collection_names(self) -> set[str]:
         """Every vector collection of this persona on the backend."""
-        return {name for rag in self._engine.rag_layers.values() for name in rag.stores.existing_names()}
+        return {name for rag in self._engine.layers.rag.values() for name in rag.stores.existing_names()}
 
     def pending_index(self) -> int:
         """Searchable entries not yet in the vector index."""

@@ -21,9 +21,9 @@ def user_detail(engine: Engine, scope: str) -> dict[str, int]:
     """Counts and clock of one user scope."""
     user_id = user_of(scope)
     return {
-        "active": engine.active.count(user_id),
-        "temporary": engine.temporary.count(user_id),
-        "summary": engine.summary.count(user_id),
+        "active": engine.layers.active.count(user_id),
+        "temporary": engine.layers.temporary.count(user_id),
+        "summary": engine.layers.summary.count(user_id),
         "cold": engine.entries.count(Layer.ARCHIVED, scope),
         "buffer": engine.journal.buffer_count(scope),
         "profile": engine.profile.count(user_id),
@@ -65,11 +65,11 @@ def build_debug_state(engine: Engine, *, user_id: str | None = None) -> dict[str
     state: dict[str, Any] = {
         "persona": engine.persona.id,
         "persona_name": engine.persona.name,
-        "active_count": engine.active.count(all_scopes=True),
+        "active_count": engine.layers.active.count(all_scopes=True),
         "active_capacity": config.active.capacity,
-        "temporary_count": engine.temporary.count(all_scopes=True),
-        "summary_count": engine.summary.count(all_scopes=True),
-        "static_count": engine.static.count(all_scopes=True),
+        "temporary_count": engine.layers.temporary.count(all_scopes=True),
+        "summary_count": engine.layers.summary.count(all_scopes=True),
+        "static_count": engine.layers.static.count(all_scopes=True),
         "buffer_count": engine.journal.buffer_count(),
         "archived_count": engine.entries.count(Layer.ARCHIVED, None),
         "profile_count": engine.profile.count(all_scopes=True),

@@ -1,37 +1,29 @@
 """What the three searchable layers share: rows in ``entries``, vectors in Chroma, FTS5 keywords.
 
-A layer's rows are the truth; its collections are an index of them, kept in step by
-:meth:`RagLayer.index_pending` (rows in :attr:`IndexState.PENDING`), by the sync dropping archived
-rows, and by :meth:`RagLayer.repair` at start. A search returns only rows SQLite holds live.
+A layer's rows are the truth; its collections are an index of them, kept in step by its
+:class:`~memory.layers.layer_index.LayerIndex`. A search returns only rows SQLite holds live.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Collection, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory, scope_of
+from memory.domain.types import SHARED_SCOPE, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.domain.when import Window
-from memory.index.embeddings import tiered
 from memory.index.scoped import POOL_LIMIT, ScopedStores, nearest
 from memory.index.vector import Vector
 from memory.index.vectors import StoreHit
 from memory.layers.decay_rules import significance_at
+from memory.layers.layer_index import EMBED_MAX_CHARS, LayerIndex
 from memory.record import keyword
 from memory.record.entries import EntryTable
-
-logger = logging.getLogger(__name__)
 
 WINDOW_SCANNED = 500
 """Entries of a time window a retrieval compares at most (the newest of the window)."""
 PENDING_EMBEDDED = 4
 """Keyword hits not yet in the vector index that a retrieval embeds itself (the best ranked)."""
-EMBED_MAX_CHARS = 2000
-"""Characters of a memory embedded (the keyword index still reads all of it): the embedder reads
-a few hundred words at most, a longer text costs memory, not meaning."""
 
 
 @dataclass(frozen=True)
@@ -42,21 +34,6 @@ class Fetched:
     vectors: dict[str, Vector]
     fresh: set[str]
     """Ids whose vectors were computed just now (the cheap tier), not read from the index."""
-
-
-@dataclass(frozen=True)
-class Enrichment:
-    """Full vectors computed for a batch of entries (:meth:`RagLayer.prepare_enrichment`)."""
-
-    batch: list[MemoryEntry]
-    vectors: dict[str, list[float]]
-
-
-def _by_scope(batch: Sequence[MemoryEntry]) -> dict[str, list[MemoryEntry]]:
-    grouped: dict[str, list[MemoryEntry]] = {}
-    for entry in batch:
-        grouped.setdefault(scope_of(entry.user_id), []).append(entry)
-    return grouped
 
 
 class RagLayer:
@@ -71,9 +48,9 @@ class RagLayer:
         self.table = entries
         self.stores = stores
         self.now = now
-        self.tiers = tiered(stores.embeddings)
-        self.on_indexed: Callable[[list[MemoryEntry], Sequence[Vector]], None] | None = None
-        """Called with each batch indexed and its vectors (after their index state is stored)."""
+        self.index = LayerIndex(self.layer, entries, stores, self.metadata)
+        """The layer's vectors, kept in step with its rows."""
+        self.tiers = self.index.tiers
         """The embedder's two tiers (a memory searchable by its cheap vector at once), if it has them."""
 
     def _scope(self, user_id: str | None) -> str | None:
@@ -187,7 +164,7 @@ class RagLayer:
         pending = sorted((e for e in live if e.id not in vectors), key=lambda e: order.get(e.id, 0))
         fresh: set[str] = set()
         if pending := pending[:PENDING_EMBEDDED]:
-            embedded = self._embed([e.index_text[:EMBED_MAX_CHARS] for e in pending])
+            embedded = self.index.embed([e.index_text[:EMBED_MAX_CHARS] for e in pending])
             vectors.update(zip((e.id for e in pending), embedded, strict=True))
             fresh = {e.id for e in pending}
         return Fetched(live, vectors, fresh)
@@ -216,154 +193,6 @@ class RagLayer:
             for entry in live
         ]
 
-    def _embed(self, texts: list[str]) -> list[list[float]]:
-        """The vectors a memory is first indexed with: the cheap tier when there are two."""
-        if self.tiers is not None:
-            return self.tiers.embed_cheap(texts)
-        return self.stores.embeddings.embed_documents(texts)
-
-    def index_pending(self, limit: int = 2000, *, once: bool = False) -> int:
-        """Embed live entries not yet in the vector index; returns how many were indexed.
-
-        Args:
-            limit: entries per batch (one embedding call and one upsert per scope).
-            once: stop after one batch (a bounded catch-up); else until none is pending.
-        """
-        total = 0
-        while True:
-            batch = self.table.pending_index(self.layer, limit)
-            if not batch:
-                return total
-            embedded = self._embed([e.index_text[:EMBED_MAX_CHARS] for e in batch])
-            self._index_batch(batch, embedded)
-            done = IndexState.SEARCHABLE if self.tiers is not None else IndexState.INDEXED
-            self.table.set_index_state(self.layer, [e.id for e in batch], done)
-            if self.on_indexed is not None:
-                self.on_indexed(batch, embedded)
-            self._drop_erased(batch)
-            total += len(batch)
-            if once:
-                return total
-
-    def waiting_enrichment(self, limit: int, *, skip: Collection[str] = ()) -> list[MemoryEntry]:
-        """Up to ``limit`` entries waiting for their full vectors, oldest first (not those in
-        ``skip``: batches under way)."""
-        if self.tiers is None:
-            return []
-        waiting = self.table.pending_index(self.layer, limit + len(skip), IndexState.SEARCHABLE)
-        return [e for e in waiting if e.id not in skip][:limit]
-
-    def prepare_enrichment(self, batch: list[MemoryEntry]) -> Enrichment:
-        """The full vectors of ``batch``, computed as background work (a request's embedding
-        goes first). A vector already full (stored before a kill, its state not yet) is marked,
-        not embedded again."""
-        assert self.tiers is not None, "only a layer with two tiers waits for enrichment"
-        stored: dict[str, Vector] = {}
-        for scope, group in _by_scope(batch).items():
-            stored.update(self.stores.for_scope(scope).vectors([e.id for e in group]))
-        todo = [e for e in batch if e.id not in stored or not self.tiers.is_enriched(stored[e.id])]
-        texts = [e.index_text[:EMBED_MAX_CHARS] for e in todo]
-        cheap = [stored.get(e.id) for e in todo]
-        full = dict(zip((e.id for e in todo), self.tiers.enrich(texts, cheap), strict=True))
-        return Enrichment(batch, full)
-
-    def store_enrichment(
-        self, prepared: Enrichment, *, commit: AbstractContextManager[object] | None = None
-    ) -> int:
-        """Store prepared full vectors under ``commit`` (the indexer's lock), for the entries
-        whose text did not change meanwhile; returns how many entries it finished."""
-        batch, full = prepared.batch, prepared.vectors
-        with commit or nullcontext():
-            now = {e.id: e for e in self.table.by_ids(None, [e.id for e in batch])}
-            same = [
-                e
-                for e in batch
-                if e.id in now and now[e.id].provisional and now[e.id].index_text == e.index_text
-            ]
-            changed = [e for e in same if e.id in full]
-            if changed:
-                self._index_batch(changed, [full[e.id] for e in changed])
-            self.table.set_index_state(self.layer, [e.id for e in same], IndexState.INDEXED)
-            self._drop_erased(changed)
-        return len(batch)
-
-    def _drop_erased(self, batch: list[MemoryEntry]) -> None:
-        """Remove the vectors just written for entries erased meanwhile (an erase does not wait
-        for the indexer: whichever of the two deletes last, no vector of it stays)."""
-        kept = {e.id for e in self.table.by_ids(None, [e.id for e in batch])}
-        for scope, group in _by_scope([e for e in batch if e.id not in kept]).items():
-            self.stores.for_scope(scope).delete([e.id for e in group])
-
-    def _index_batch(self, batch: list[MemoryEntry], embedded: Sequence[Vector]) -> None:
-        """Upsert a batch's vectors, one upsert per collection it touches (a batch of many light
-        users is one upsert into the pooled collection, not one per user)."""
-        by_scope = _by_scope(batch)
-        for scope in by_scope:
-            if self.stores.pooled(scope):
-                ids = self.table.home_ids(self.layer, scope)
-                if len(ids) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
-                    self.stores.promote(scope, ids)
-        vectors = {e.id: v for e, v in zip(batch, embedded, strict=True)}
-        by_name: dict[str, list[MemoryEntry]] = {}
-        for scope, group in by_scope.items():
-            by_name.setdefault(self.stores.name_of(scope), []).extend(group)
-        for name, group in by_name.items():
-            ids = [e.id for e in group]
-            metadatas = [self.metadata(e) for e in group]
-            self.stores.by_name(name).add(ids, [""] * len(ids), metadatas, vectors=vectors)
-
     def metadata(self, entry: MemoryEntry) -> dict[str, str | int | float | bool]:
         """The Chroma metadata of an entry: its scope's tag (never the user id) and creation time."""
         return {"scope": self.stores.tag(scope_of(entry.user_id)), "created_at": entry.created_at.timestamp()}
-
-    def repair(self) -> tuple[int, int]:
-        """Make the index match SQLite: drop what SQLite does not hold live, and mark what it
-        lacks pending (the caller embeds it: :meth:`index_pending`). A collection holding as many
-        vectors as the record says it should is taken as in step (its ids are not read: that
-        costs a second a few thousand memories at every start).
-
-        Returns:
-            (marked pending, removed) counts.
-        """
-        by_scope = self.table.ids_by_scope(self.layer)
-        for scope, ids in by_scope.items():  # scopes that outgrew the pool (or an older layout)
-            if len(ids) > POOL_LIMIT and self.stores.pooled(scope):
-                self.stores.promote(scope, sorted(ids))
-        live: dict[str, set[str]] = {}
-        for scope, ids in by_scope.items():
-            live.setdefault(self.stores.name_of(scope), set()).update(ids)
-        held: dict[str, int] = {}
-        for scope, count in self.table.indexed_by_scope(self.layer).items():
-            held[self.stores.name_of(scope)] = held.get(self.stores.name_of(scope), 0) + count
-        missing: list[str] = []
-        removed = 0
-        existing = self.stores.existing_names()
-        for name in existing | set(live):
-            store = self.stores.by_name(name)
-            if name in existing and store.count() == held.get(name, 0):
-                continue  # as many vectors as the record has indexed: in step (no id read)
-            in_store = store.ids() if name in existing else set()
-            expected = live.get(name, set())
-            missing.extend(expected - in_store)
-            extra = sorted(in_store - expected)
-            if extra:
-                store.delete(extra)
-                removed += len(extra)
-        if missing:
-            self.table.set_index_state(self.layer, sorted(missing), IndexState.PENDING)
-        return len(missing), removed
-
-    def erase_vectors(self, scope: str, ids: Sequence[str]) -> None:
-        """Remove a scope's vectors: its ids from the pooled collection, or its own collection."""
-        if self.stores.pooled(scope):
-            self.stores.by_name(self.stores.base_name).delete(list(ids))
-        else:
-            self.stores.by_name(self.stores.own_name(scope)).drop()
-            self.stores.forget_layout()
-
-    def drop_all(self) -> None:
-        """Delete every collection of this layer and mark its rows pending (``reindex``)."""
-        for name in self.stores.existing_names() | self.stores.cached_names():
-            self.stores.by_name(name).drop()
-        self.stores.forget_layout()
-        self.table.set_index_state(self.layer, None, IndexState.PENDING)

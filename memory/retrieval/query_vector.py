@@ -3,6 +3,9 @@ its turns, the newest counting most (:mod:`memory.domain.dialogue` says what a q
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
@@ -10,6 +13,25 @@ from memory.domain.dialogue import Query
 
 OLDER_TURN_WEIGHT = 0.5
 """Each turn counts this much of the turn after it in the dialogue's turn-by-turn vector."""
+QUERY_THREADS = 8
+"""Retrievals whose query vector can be computed at once, each while its own record reads run."""
+_threads: ThreadPoolExecutor | None = None
+_threads_lock = threading.Lock()
+
+
+def _query_threads() -> ThreadPoolExecutor:
+    """The process's threads that embed queries (one set for every engine, like the models)."""
+    global _threads
+    with _threads_lock:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="persona-memory-query")
+        return _threads
+
+
+def query_vector_soon(query: Query, embeddings: Embeddings, max_chars: int) -> Future[list[float]]:
+    """:func:`query_vector` computed on the query threads (the models run outside the
+    interpreter lock while the caller reads the record)."""
+    return _query_threads().submit(query_vector, query, embeddings, max_chars)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

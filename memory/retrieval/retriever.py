@@ -9,9 +9,8 @@ failing gives empty RAG text and one logged warning per outage, never an excepti
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -35,14 +34,15 @@ from memory.index.vector import Vector
 from memory.layers.active import ActiveLayer
 from memory.layers.decay_tick import DecayTick
 from memory.layers.fact_vectors import FactVectors
-from memory.layers.rag import EMBED_MAX_CHARS, RagLayer
+from memory.layers.layer_index import EMBED_MAX_CHARS
+from memory.layers.rag import RagLayer
 from memory.record import keyword
 from memory.record.db import Database
 from memory.record.profile import ProfileTable
 from memory.retrieval import ranking
 from memory.retrieval.candidates import CandidateSearch
 from memory.retrieval.profile_select import ProfileSelector
-from memory.retrieval.query_vector import query_vector
+from memory.retrieval.query_vector import query_vector_soon
 from memory.retrieval.query_words import QueryWords
 from memory.retrieval.relevance import Bar, RelevanceFloor
 from memory.retrieval.result import QueryInput, RetrievalResult
@@ -51,19 +51,6 @@ from memory.write.index_sync import IndexSync
 logger = logging.getLogger(__name__)
 NEAR_MISSES = 3
 """Candidates below the cut a retrieval reports (for the inspector)."""
-QUERY_THREADS = 8
-"""Retrievals whose query vector can be computed at once, each while its own record reads run."""
-_threads: ThreadPoolExecutor | None = None
-_threads_lock = threading.Lock()
-
-
-def _query_threads() -> ThreadPoolExecutor:
-    """The process's threads that embed queries (one set for every engine, like the models)."""
-    global _threads
-    with _threads_lock:
-        if _threads is None:
-            _threads = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="persona-memory-query")
-        return _threads
 
 
 @dataclass
@@ -170,7 +157,7 @@ class MemoryRetriever:
         limit = None if top_k is None else check_top_k(top_k)
         now = self.now()
         # the query's models run (outside the interpreter lock) while the record is read
-        embedding = _query_threads().submit(query_vector, parsed, self.embeddings, EMBED_MAX_CHARS)
+        embedding = query_vector_soon(parsed, self.embeddings, EMBED_MAX_CHARS)
         self._catch_up()
         active = self._active_window(user_id)
         known = self._profile(user_id)

@@ -15,7 +15,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from memory.domain.types import IndexState, Layer
 from memory.layers.fact_vectors import FactVectors
-from memory.layers.rag import Enrichment, RagLayer
+from memory.layers.layer_index import Enrichment
+from memory.layers.rag import RagLayer
 from memory.record.entries import EntryTable
 
 ENRICH_BATCH = 64
@@ -98,17 +99,17 @@ class Enricher:
 
             def start_next() -> None:
                 skip = set().union(*(ids for ids, _ in under_way))
-                batch = [] if until() else layer.waiting_enrichment(ENRICH_BATCH, skip=skip)
+                batch = [] if until() else layer.index.waiting_enrichment(ENRICH_BATCH, skip=skip)
                 if batch:
                     ids = {e.id for e in batch}
-                    under_way.append((ids, self._computing().submit(layer.prepare_enrichment, batch)))
+                    under_way.append((ids, self._computing().submit(layer.index.prepare_enrichment, batch)))
 
             try:
                 start_next()
                 start_next()
                 while under_way:
                     _, computing = under_way.popleft()
-                    layer.store_enrichment(computing.result(), commit=self._index_lock)
+                    layer.index.store_enrichment(computing.result(), commit=self._index_lock)
                     start_next()
             finally:  # after a failure the vectors under way are dropped: computed again next time
                 futures.wait([computing for _, computing in under_way])

@@ -96,7 +96,7 @@ class Eraser:
             ids = [entry_id for entry_id, home in homes if home == layer]
             if ids and not rag.shared:
                 try:
-                    rag.erase_vectors(scope, ids)
+                    rag.index.erase_vectors(scope, ids)
                 except StoreUnavailableError as exc:
                     logger.warning("vectors of an erased user stay until the next start: %s", exc)
         self.db.scrub()

@@ -24,17 +24,12 @@ from memory.index.cores import background
 from memory.layers.fact_vectors import FactVectors
 from memory.layers.rag import RagLayer
 from memory.record.archive import ArchivedMemory, MemoryArchive
-from memory.record.db import Database
 from memory.record.entries import EntryTable
 from memory.write.archive_sync import ArchiveSync
 from memory.write.enrichment import Enricher
 
 logger = logging.getLogger(__name__)
 
-INDEX_KEY = "index_built_by"
-"""The ``meta`` row naming what built the vector index: the embedding model and the layout."""
-LEGACY_INDEX = "use-multilingual:use-multilingual-v3; scopes in clear"
-"""What built an index before the record named it (USE alone, user ids in its metadata)."""
 CATCH_UP_BATCH = 16
 """Entries embedded per step of a bounded catch-up (a few milliseconds each)."""
 WORK_BATCH = 1024
@@ -210,7 +205,7 @@ class IndexSync:
         try:
             for layer in self.layers.values():
                 while time.monotonic() < deadline:
-                    if layer.index_pending(CATCH_UP_BATCH, once=True) == 0:
+                    if layer.index.index_pending(CATCH_UP_BATCH, once=True) == 0:
                         break
             return not self.table.has_pending_index()
         except StoreUnavailableError as exc:
@@ -251,7 +246,7 @@ class IndexSync:
 
     def _one_batch(self, layer: RagLayer, size: int) -> int:
         with self._lock:
-            return layer.index_pending(size, once=True)
+            return layer.index.index_pending(size, once=True)
 
     def _failed(self, what: str, error: Exception) -> None:
         """Remember the failure for ``debug_state()['health']``; warn once per kind of failure."""
@@ -260,38 +255,13 @@ class IndexSync:
             logger.warning("%s; retrying", message)
         self.last_error = message
 
-    def adopt_index(self, db: Database, name: str) -> bool:
-        """Drop the index if another embedding model or layout built it (``name`` says which:
-        vectors of another model do not compare with this one's); the start-up repair and the
-        worker then embed every entry again. Returns whether it did.
-        """
-        built_by = db.get_meta(INDEX_KEY)
-        if db.read_only and built_by != name:
-            raise ReadOnlyStoreError(
-                f"the vector index was built by {built_by or 'an older version'}, not {name}, and "
-                "the folder is read-only: open the memory once where it can be written"
-            )
-        try:
-            if built_by is None and any(layer.stores.existing_names() for layer in self.layers.values()):
-                built_by = LEGACY_INDEX
-            if built_by not in (None, name):
-                logger.warning("the vector index was built by %s, not %s: embedding it again", built_by, name)
-                for layer in self.layers.values():
-                    layer.drop_all()
-        except StoreUnavailableError as exc:  # a server that is down: look again at the next start
-            logger.warning("cannot check which model built the vector index: %s", exc)
-            return False
-        if built_by != name:
-            db.set_meta(INDEX_KEY, name)
-        return built_by not in (None, name)
-
     def rebuild(self) -> int:
         """Drop every collection and index all live entries again; returns how many are live.
         No enrichment runs meanwhile (it would write to a dropped collection)."""
         with self.enricher.lock:
             with self._lock:
                 for layer in self.layers.values():
-                    layer.drop_all()
+                    layer.index.drop_all()
             self.run()
         return sum(layer.count(all_scopes=True) for layer in self.layers.values())
 
@@ -309,8 +279,10 @@ class IndexSync:
             report: dict[str, tuple[int, int]] = {}
             for layer_id, layer in self.layers.items():
                 try:
-                    report[layer_id.value] = layer.repair()
-                    while time.monotonic() < deadline and layer.index_pending(CATCH_UP_BATCH, once=True):
+                    report[layer_id.value] = layer.index.repair()
+                    while time.monotonic() < deadline and layer.index.index_pending(
+                        CATCH_UP_BATCH, once=True
+                    ):
                         pass
                 except StoreUnavailableError as exc:
                     logger.warning("index repair of %s deferred: %s", layer_id.value, exc)

@@ -1,4 +1,5 @@
-"""Whole-row operations on ``entries``: export and restore, erasure, and LangGraph store keys."""
+"""Whole-row operations on ``entries``: export and restore, erasure, LangGraph store keys, and
+what the summary model adds to a row (a note, an importance)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from memory.domain.types import IndexState, Layer, MemoryEntry
 from memory.record.db import Connection, Database
-from memory.record.entries.schema import COLUMNS, EXPORTED, RESTORED, SEARCHED, entry_of, restored
+from memory.record.entries.schema import COLUMNS, EXPORTED, RESTORED, SEARCHED, entry_of, marks, restored
 from memory.record.entries.states import DerivedStates
 
 KeywordWriter = Callable[[Connection, Iterable[tuple[str, str, str | None, str]]], None]
@@ -91,3 +92,30 @@ class WholeRows(DerivedStates):
     def erase_scope(conn: Connection, scope: str) -> int:
         """Delete every entry of a scope, in every layer and tier; returns how many."""
         return max(conn.execute("DELETE FROM entries WHERE scope = ?", (scope,)).rowcount, 0)
+
+    def set_note(self, conn: Connection, entry_id: str, note: str) -> None:
+        """Attach a model note; a searchable entry is re-embedded (and re-indexed) with it."""
+        conn.execute(
+            f"UPDATE entries SET note = ?, "
+            f"indexed = CASE WHEN layer IN ({SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
+            (note, int(IndexState.PENDING), entry_id),
+        )
+        if self.keywords is not None:
+            rows = conn.execute("SELECT id, scope, note, content FROM entries WHERE id = ?", (entry_id,))
+            self.keywords(conn, [(str(i), str(s), str(n), str(c)) for i, s, n, c in rows.fetchall()])
+
+    @staticmethod
+    def importances(conn: Connection, ids: Sequence[str]) -> dict[str, float]:
+        """The stored importance of entries that have one."""
+        if not ids:
+            return {}
+        rows = conn.execute(
+            f"SELECT id, importance FROM entries WHERE id IN ({marks(ids)}) AND importance IS NOT NULL",
+            tuple(ids),
+        ).fetchall()
+        return {str(i): float(v) for i, v in rows}
+
+    @staticmethod
+    def set_importance(conn: Connection, entry_id: str, importance: float) -> None:
+        """Record how important the summary model judged an entry (0 to 1)."""
+        conn.execute("UPDATE entries SET importance = ? WHERE id = ?", (importance, entry_id))

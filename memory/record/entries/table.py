@@ -12,7 +12,6 @@ from memory.record.entries.rows import WholeRows
 from memory.record.entries.schema import (
     COLUMNS,
     HOME,
-    SEARCHED,
     Significance,
     entry_of,
     marks,
@@ -260,17 +259,6 @@ class EntryTable(WholeRows):
         )
         return max(cursor.rowcount, 0)
 
-    def set_note(self, conn: Connection, entry_id: str, note: str) -> None:
-        """Attach a model note; a searchable entry is re-embedded (and re-indexed) with it."""
-        conn.execute(
-            f"UPDATE entries SET note = ?, "
-            f"indexed = CASE WHEN layer IN ({SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
-            (note, int(IndexState.PENDING), entry_id),
-        )
-        if self.keywords is not None:
-            rows = conn.execute("SELECT id, scope, note, content FROM entries WHERE id = ?", (entry_id,))
-            self.keywords(conn, [(str(i), str(s), str(n), str(c)) for i, s, n, c in rows.fetchall()])
-
     @staticmethod
     def existing(conn: Connection, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are still recorded (not erased meanwhile)."""
@@ -278,22 +266,6 @@ class EntryTable(WholeRows):
             return set()
         rows = conn.execute(f"SELECT id FROM entries WHERE id IN ({marks(ids)})", tuple(ids)).fetchall()
         return {str(i) for (i,) in rows}
-
-    @staticmethod
-    def importances(conn: Connection, ids: Sequence[str]) -> dict[str, float]:
-        """The stored importance of entries that have one."""
-        if not ids:
-            return {}
-        rows = conn.execute(
-            f"SELECT id, importance FROM entries WHERE id IN ({marks(ids)}) AND importance IS NOT NULL",
-            tuple(ids),
-        ).fetchall()
-        return {str(i): float(v) for i, v in rows}
-
-    @staticmethod
-    def set_importance(conn: Connection, entry_id: str, importance: float) -> None:
-        """Record how important the summary model judged an entry (0 to 1)."""
-        conn.execute("UPDATE entries SET importance = ? WHERE id = ?", (importance, entry_id))
 
     @staticmethod
     def delete(conn: Connection, layer: Layer, ids: Sequence[str]) -> None:

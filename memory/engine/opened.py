@@ -1,15 +1,11 @@
-"""The composition root: builds every part of one persona's memory and closes them in order.
-
-:class:`~memory.manager.MemoryManager` owns one :class:`Engine` and is the public face of it;
-this module is the only place that knows how the parts are wired together.
-"""
+"""The engine: every part of one persona's memory, opened together and closed in order."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,21 +16,16 @@ from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig, StoreMode
 from memory.domain.persona import Persona
-from memory.domain.types import Layer
+from memory.engine.wiring import Job, layers_of, reader_of, summarizer_of, writers_of
 from memory.errors import ReadOnlyStoreError
 from memory.index.cache_files import cache_folder
 from memory.index.chroma import ChromaBackend
-from memory.index.embeddings import describe, get_embeddings, leads_with_use, warm_up_in_background
+from memory.index.embeddings import describe, get_embeddings, warm_up_in_background
 from memory.index.heap import cap_malloc_arenas, scrub_freed_memory
-from memory.index.scoped import INDEX_LAYOUT, ScopedStores
-from memory.layers.active import ActiveLayer
-from memory.layers.built import build_layers
+from memory.index.scoped import INDEX_LAYOUT
+from memory.layers.built import Layers
 from memory.layers.decay_tick import DecayTick
 from memory.layers.fact_vectors import FactVectors
-from memory.layers.rag import RagLayer
-from memory.layers.static import StaticLayer
-from memory.layers.summary import SummaryLayer
-from memory.layers.temporary import TemporaryLayer
 from memory.record.archive import MemoryArchive
 from memory.record.backends import open_record
 from memory.record.db import Database
@@ -46,13 +37,12 @@ from memory.record.tombstones import Tombstones
 from memory.retrieval.retriever import MemoryRetriever
 from memory.summary.jobs import SummaryJobs
 from memory.summary.scheduler import MemoryScheduler
-from memory.summary.summarizer import Summarizer, load_model_factory
+from memory.summary.summarizer import Summarizer
 from memory.write.erase import Eraser
+from memory.write.index_model import adopt_index
 from memory.write.index_sync import IndexSync
 from memory.write.recorder import Recorder
-from memory.write.said_slots import SaidSlots
 
-Job = Callable[[], Awaitable[object]]
 logger = logging.getLogger(__name__)
 
 
@@ -69,11 +59,7 @@ class Engine:
     embeddings: Embeddings
     backend: ChromaBackend
     archive: MemoryArchive
-    active: ActiveLayer
-    temporary: TemporaryLayer
-    summary: SummaryLayer
-    static: StaticLayer
-    rag_layers: dict[Layer, RagLayer]
+    layers: Layers
     profile: ProfileTable
     sync: IndexSync
     summarizer: Summarizer
@@ -159,19 +145,6 @@ def _make_folder(data_dir: Path) -> None:
         raise ReadOnlyStoreError(f"cannot make the data folder {data_dir}: {exc.strerror}") from exc
 
 
-def _summarizer(
-    config: MemoryConfig, persona: Persona, summary_model: Runnable[Any, Any] | None
-) -> Summarizer:
-    model = summary_model if summary_model is not None else load_model_factory(config.summary.model_factory)
-    return Summarizer(
-        model,
-        persona=persona.name,
-        locale=config.locale,
-        timeout=config.summary.model_timeout_seconds,
-        max_chars=config.summary.max_summary_chars,
-    )
-
-
 def _wire(
     config: MemoryConfig,
     persona: Persona,
@@ -189,48 +162,25 @@ def _wire(
     backend = ChromaBackend(config.store, data_dir, snapshot=read_only)
     opened.append(backend.close)
     erased = Tombstones(db)
-
-    def stores(layer: Layer) -> ScopedStores:
-        name, shared = f"{persona.id}__{layer.value}", layer == Layer.STATIC
-        return ScopedStores(backend, name, embeddings, shared=shared, tag=erased.index_tag)
-
     table = EntryTable(db, keywords=keywords.index_rows)
+    layers = layers_of(config, persona, db, table, backend, embeddings, erased, now)
     profile, history = ProfileTable(db), Journal(db)
     archive = MemoryArchive(Path(config.archive_dir), persona.id)
-    layers = build_layers(config, persona.static_dir, table, stores, now)
-    if config.temporary.slots and leads_with_use(config.embedding):
-        layers.temporary.on_indexed = SaidSlots(db)
     fact_vectors = FactVectors(profile, embeddings)
-    export_lock = data_dir / f"{persona.id}.export.lock"
+    lock_file = data_dir / f"{persona.id}.export.lock"
     sync = IndexSync(
-        table,
-        layers.rag,
-        archive,
-        breaker=backend.breaker,
-        export_lock=export_lock,
-        fact_vectors=fact_vectors,
+        table, layers.rag, archive, breaker=backend.breaker, export_lock=lock_file, fact_vectors=fact_vectors
     )
-    summarizer = _summarizer(config, persona, summary_model)
+    summarizer = summarizer_of(config, persona, summary_model)
     decay = DecayTick(db, layers.temporary, layers.decaying)
-    retriever = MemoryRetriever(
-        db,
-        layers.active,
-        layers.rag,
-        profile,
-        config.retrieval,
-        embeddings,
-        fact_vectors=fact_vectors,
-        sync=sync,
-        decay=decay,
-        locale=config.locale,
-        now=now,
-        max_text_chars=config.max_text_chars,
-        ranker=keywords.search,
-    )
-    if sync.adopt_index(db, f"{describe(config.embedding)}; {INDEX_LAYOUT}"):
+    retriever = reader_of(config, db, layers, profile, embeddings, fact_vectors, sync, decay, now, keywords)
+    if adopt_index(db, sync.layers.values(), f"{describe(config.embedding)}; {INDEX_LAYOUT}"):
         fact_vectors.drop()
     if not read_only:
         layers.static.load()
+    recorder, summary_jobs, scheduler = writers_of(
+        config, persona, db, history, layers, profile, sync, summarizer, now, jobs
+    )
     return Engine(
         config=config,
         persona=persona,
@@ -241,42 +191,14 @@ def _wire(
         embeddings=embeddings,
         backend=backend,
         archive=archive,
-        active=layers.active,
-        temporary=layers.temporary,
-        summary=layers.summary,
-        static=layers.static,
-        rag_layers=layers.rag,
+        layers=layers,
         profile=profile,
         sync=sync,
         summarizer=summarizer,
         retriever=retriever,
         decay=decay,
-        recorder=Recorder(
-            db=db,
-            journal=history,
-            active=layers.active,
-            temporary=layers.temporary,
-            profile=profile,
-            sync=sync,
-            summarizer=summarizer,
-            config=config,
-            persona_name=persona.name,
-            now=now,
-        ),
-        jobs=SummaryJobs(
-            db=db,
-            journal=history,
-            active=layers.active,
-            summary=layers.summary,
-            summarizer=summarizer,
-            profile=profile,
-            now=now,
-            concurrency=config.summary.concurrency,
-        ),
-        scheduler=MemoryScheduler(
-            *jobs,
-            summary_interval=config.summary.interval_seconds,
-            cleanup_interval=config.summary.cleanup_interval_seconds,
-        ),
+        recorder=recorder,
+        jobs=summary_jobs,
+        scheduler=scheduler,
         eraser=Eraser(db, table, layers.rag, sync, purge=keywords.purge, tombstones=erased),
     )
