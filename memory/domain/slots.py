@@ -38,10 +38,6 @@ SLOT_THRESHOLD_WITH_VECTOR = 0.6
 bench's 1,300 small-talk turns); at 0.6 the tune half's updates are found 13 times in 16."""
 HEAD_GATE = 0.2
 """Below this chance of any slot by the vector alone, the words are not read again."""
-STALE_THRESHOLD = 0.4
-"""Least probability, by the words, that an earlier statement was about a slot the user has since
-set anew, for its memory to be marked as history. Lower than :data:`SLOT_THRESHOLD`: the later
-value is known, so the question is only whether the earlier statement was about the same slot."""
 MAX_VALUE_CHARS = 200
 """A statement longer than this is kept as a profile value cut to its first sentence or this."""
 
@@ -92,25 +88,18 @@ def value_of(text: str) -> str:
 def mark_superseded(
     memories: Sequence[RetrievedMemory], known: Sequence[ProfileFact], replaced: Sequence[ProfileFact] = ()
 ) -> list[RetrievedMemory]:
-    """The memories, those whose statement was about a slot whose current fact (in ``known``) was
-    set later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (only interactions:
-    never a persona memory or a summary). A statement was about the slot when it is one of the ``replaced``
-    values (what the profile kept as history), or when the classifier gives that slot at least
-    :data:`STALE_THRESHOLD` from its words."""
+    """The memories, those whose statement set a slot whose current fact (in ``known``) was set
+    later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories never).
+    A statement set a slot when the classifier says so from its words, or when it is one of the
+    ``replaced`` values (what the profile kept as history)."""
     current = {f.key: f.since for f in known if f.key in SLOTS}
     history = {f.value: f.key for f in replaced}
 
     def stale(m: RetrievedMemory) -> bool:
-        home = m.entry.origin if m.entry.layer == Layer.ARCHIVED else m.entry.layer
-        if home != Layer.TEMPORARY:  # a persona memory, a summary
+        if m.entry.layer == Layer.STATIC:
             return False
-        said = said_in(m.entry.content).strip()
-        later = [slot for slot, since in current.items() if since > m.entry.created_at]
-        if not later or not said or is_question(said):
-            return False
-        if history.get(value_of(said)) in later:
-            return True
-        chances = slot_model.shipped().probabilities(said)
-        return any(chances[slot_model.CLASSES.index(slot)] >= STALE_THRESHOLD for slot in later)
+        said = said_in(m.entry.content)
+        slot = history.get(value_of(said)) or slot_of(said)
+        return slot is not None and slot in current and current[slot] > m.entry.created_at
 
     return [replace(m, superseded=True) if current and stale(m) else m for m in memories]
