@@ -25,6 +25,8 @@ BUSY_SECONDS = 1.0
 """Enrichment waits while a request came within this long (it takes a core from requests)..."""
 BACKLOG_UNDER_LOAD = 1000
 """...unless this many memories wait for it (the backlog stays bounded under sustained load)."""
+BACKLOG_SEEN_SECONDS = 0.5
+"""How long a look at the backlog's size stands (each look reads up to that many index rows)."""
 
 
 class Enricher:
@@ -51,6 +53,8 @@ class Enricher:
         self._counting = threading.Lock()
         self._importing = 0
         self._last_request = -math.inf
+        self._backlog_seen = (-math.inf, False)
+        """When the backlog was last looked at, and whether it was over :data:`BACKLOG_UNDER_LOAD`."""
         self._pool: ThreadPoolExecutor | None = None
 
     def serving(self) -> None:
@@ -73,9 +77,14 @@ class Enricher:
         and the backlog is under :data:`BACKLOG_UNDER_LOAD`."""
         if self._importing > 0:
             return True
-        if time.monotonic() - self._last_request >= BUSY_SECONDS:
+        now = time.monotonic()
+        if now - self._last_request >= BUSY_SECONDS:
             return False
-        return not self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD)
+        seen_at, over = self._backlog_seen
+        if now - seen_at >= BACKLOG_SEEN_SECONDS:
+            over = self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD)
+            self._backlog_seen = (now, over)
+        return not over
 
     def waiting(self) -> int:
         """Live entries searchable by their cheap vector, their full one not stored yet."""
