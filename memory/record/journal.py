@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from memory.domain.types import Interaction, scope_of, user_of
 from memory.record.db import Connection, Database, from_epoch
+from memory.record.migrations import Migrations, version_by_columns
 
 _COLUMNS = "id, scope, user_input, response, timestamp, note"
 EXPORTED = ("id", "scope", "user_input", "response", "timestamp", "note", "buffered")
@@ -26,9 +27,12 @@ CREATE INDEX IF NOT EXISTS interactions_buffer ON interactions(scope, buffered, 
 """
 
 
-def install(conn: Connection) -> None:
-    """Create the ``interactions`` table (an :data:`memory.record.db.Installer`)."""
-    conn.script(SCHEMA)
+install = Migrations(
+    "journal",
+    (lambda conn: conn.script(SCHEMA),),
+    legacy=version_by_columns("interactions"),
+)
+"""Create or migrate the ``interactions`` table (an :data:`memory.record.db.Installer`)."""
 
 
 def _from_row(row: Sequence[object]) -> Interaction:

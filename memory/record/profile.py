@@ -14,6 +14,7 @@ from datetime import datetime
 
 from memory.domain.types import ProfileFact, scope_of, user_of
 from memory.record.db import Connection, Database, from_epoch
+from memory.record.migrations import Migrations, add_column, version_by_columns
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS profile (
@@ -33,11 +34,15 @@ EXPORTED = tuple(_COLUMNS.split(", "))
 """The columns of a profile fact in an export (see :mod:`memory.transfer`)."""
 
 
-def install(conn: Connection) -> None:
-    """Create the ``profile`` table (an :data:`memory.record.db.Installer`)."""
-    conn.script(SCHEMA)
-    if "vector" not in conn.columns("profile"):
-        conn.script("ALTER TABLE profile ADD COLUMN vector BLOB")  # a current fact's embedding
+install = Migrations(
+    "profile",
+    (
+        lambda conn: conn.script(SCHEMA),
+        lambda conn: add_column(conn, "profile", "vector", "BLOB"),  # a current fact's embedding
+    ),
+    legacy=version_by_columns("profile", "vector"),
+)
+"""Create or migrate the ``profile`` table (an :data:`memory.record.db.Installer`)."""
 
 
 def _fact(row: Sequence[object]) -> ProfileFact:

@@ -118,7 +118,7 @@ class SqliteDatabase(Database):
             with self._lock:
                 for install in installers:
                     install(self._wrapped)
-        except ReadOnlyStoreError:
+        except StoreError:  # read-only and in need of an upgrade, or made by a newer version
             self._conn.close()
             raise
         except sqlite3.OperationalError as exc:

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from memory.record.db import Connection, Database, write_meta
+from memory.record.migrations import Migrations, version_by_columns
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tombstones (
@@ -31,9 +32,17 @@ KEY = "erase_key"
 """The ``meta`` row holding the hash key."""
 
 
+_migrations = Migrations(
+    "tombstones",
+    (lambda conn: conn.script(SCHEMA),),
+    legacy=version_by_columns("tombstones"),
+)
+
+
 def install(conn: Connection) -> None:
-    """Create the ``tombstones`` table and the record's hash key (an :data:`memory.record.db.Installer`)."""
-    conn.script(SCHEMA)
+    """Create or migrate the ``tombstones`` table, and make the record's hash key once (an
+    :data:`memory.record.db.Installer`)."""
+    _migrations(conn)
     if not conn.read_only:
         write_meta(conn, KEY, secrets.token_hex(32), keep=True)
 

@@ -1,4 +1,5 @@
-"""The ``entries`` table's schema, its migrations, and how a row becomes a :class:`MemoryEntry`."""
+"""The ``entries`` table's schema, its numbered migrations, and how a row becomes a
+:class:`MemoryEntry`."""
 
 from __future__ import annotations
 
@@ -6,12 +7,10 @@ import json
 from collections.abc import Sequence
 
 from memory.domain.types import INDEXED_LAYERS, ExportState, IndexState, Layer, MemoryEntry, user_of
-from memory.record.db import Connection, from_epoch, write_meta
+from memory.record.db import Connection, from_epoch
+from memory.record.migrations import Migrations, add_column
 
-SCHEMA_KEY = "entries_schema"
-SCHEMA_VERSION = "3"
-
-SCHEMA = f"""
+_VERSION_1 = f"""
 CREATE TABLE IF NOT EXISTS entries (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT UNIQUE NOT NULL,
@@ -29,11 +28,7 @@ CREATE TABLE IF NOT EXISTS entries (
     archived_layer TEXT,
     archived_reason TEXT,
     archived_at REAL,
-    exported INTEGER NOT NULL DEFAULT {ExportState.DONE},
-    pinned INTEGER NOT NULL DEFAULT 0,
-    importance REAL,
-    key TEXT,
-    item TEXT
+    exported INTEGER NOT NULL DEFAULT {ExportState.DONE}
 );
 CREATE INDEX IF NOT EXISTS entries_layer_scope ON entries(layer, scope, seq);
 CREATE INDEX IF NOT EXISTS entries_forget ON entries(layer, scope, forget_at);
@@ -74,24 +69,40 @@ Significance = tuple[str, float, int]
 """``(entry id, significance, changed_at tick)`` as stored."""
 
 
-def install(conn: Connection) -> None:
-    """Create the table; version 1 files marked active rows ``indexed = 1`` to mean "never"."""
-    conn.script(SCHEMA)
-    columns = conn.columns("entries")
-    if "pinned" not in columns:  # version 2 files
-        conn.execute("ALTER TABLE entries ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
-    if "importance" not in columns:
-        conn.execute("ALTER TABLE entries ADD COLUMN importance REAL")
-    for column in ("key", "item"):  # version 3 files
-        if column not in columns:
-            conn.execute(f"ALTER TABLE entries ADD COLUMN {column} TEXT")
+def _pinned_and_importance(conn: Connection) -> None:
+    add_column(conn, "entries", "pinned", "INTEGER NOT NULL DEFAULT 0")
+    add_column(conn, "entries", "importance", "REAL")
+
+
+def _store_keys(conn: Connection) -> None:
+    add_column(conn, "entries", "key", "TEXT")
+    add_column(conn, "entries", "item", "TEXT")
     conn.execute("CREATE INDEX IF NOT EXISTS entries_key ON entries(scope, key)")
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
-    if row is None or row[0] != SCHEMA_VERSION:
-        conn.execute(
-            "UPDATE entries SET indexed = ? WHERE layer = ?", (IndexState.NOT_SEARCHED, Layer.ACTIVE.value)
-        )
-        write_meta(conn, SCHEMA_KEY, SCHEMA_VERSION)
+
+
+def _active_never_indexed(conn: Connection) -> None:
+    """Version 1 files marked active rows ``indexed = 1``, meaning "never"."""
+    conn.execute(
+        "UPDATE entries SET indexed = ? WHERE layer = ?", (IndexState.NOT_SEARCHED, Layer.ACTIVE.value)
+    )
+
+
+def _legacy(conn: Connection) -> int:
+    columns = conn.columns("entries")
+    if not columns:
+        return 0
+    marked = conn.execute("SELECT value FROM meta WHERE key = ?", ("entries_schema",)).fetchone()
+    if marked is not None and marked[0] == "3":
+        return 4
+    return 3 if "key" in columns else 2 if "pinned" in columns else 1
+
+
+install = Migrations(
+    "entries",
+    (lambda conn: conn.script(_VERSION_1), _pinned_and_importance, _store_keys, _active_never_indexed),
+    legacy=_legacy,
+)
+"""Create or migrate the ``entries`` table (an :data:`memory.record.db.Installer`)."""
 
 
 def entry_of(row: Sequence[object]) -> MemoryEntry:
