@@ -235,8 +235,15 @@ def _perf(argv: list[str]) -> int:
     parser.add_argument(
         "--provider", default=None, help="embedding.provider of every store (default: the engine's, use-e5)"
     )
+    parser.add_argument(
+        "--enrich-up-to",
+        type=int,
+        default=perf.ENRICH_UP_TO,
+        help="largest size whose enrichment is waited for before retrieval is timed",
+    )
     args = parser.parse_args(argv)
     perf.PROVIDER = args.provider
+    perf.ENRICH_UP_TO = args.enrich_up_to
     sizes = [1000] if args.quick else sorted({int(s) for s in args.sizes.replace("_", "").split(",") if s})
     results = perf.run(
         sizes,

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.paths import REPO
 from memory import ConfigError, MemoryConfig, RetrievalMode
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def test_defaults_match_spec() -> None:

@@ -10,12 +10,12 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from conftest import fill
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+from helpers.paths import HELPERS, REPO
+from helpers.store import fill
 from memory import ClosedError, Layer, MemoryManager
 
 
@@ -128,8 +128,8 @@ def test_a_hundred_open_close_cycles_keep_memory_files_and_threads_flat(config, 
     431 MB and back, +9 MB in all; a fresh clone once +23 MB over 100): the E5 engines allocate
     their buffers at their first use, which may fall in the measured cycles; a leak of the old
     kind grows with every cycle."""
-    child = Path(__file__).with_name("cycle_child.py")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    child = HELPERS / "cycle_child.py"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("MALLOC_ARENA_MAX", None)
     done = subprocess.run(
         [sys.executable, str(child), config.personas_dir, str(tmp_path / "cycles"), "100"],

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import fill, sql_count
 
+from helpers.store import fill, sql_count
 from memory import (
     ClosedError,
     InputTooLargeError,

