@@ -85,13 +85,19 @@ def value_of(text: str) -> str:
     return first if len(first) <= MAX_VALUE_CHARS else statement[: MAX_VALUE_CHARS - 1] + "…"
 
 
+def said_values(memories: Sequence[RetrievedMemory]) -> set[str]:
+    """The profile values the user's statements in ``memories`` would be stored as (persona
+    memories have none): what :func:`mark_superseded` looks up in the profile's history."""
+    return {value_of(said_in(m.entry.content)) for m in memories if m.entry.layer != Layer.STATIC}
+
+
 def mark_superseded(
     memories: Sequence[RetrievedMemory], known: Sequence[ProfileFact], replaced: Sequence[ProfileFact] = ()
 ) -> list[RetrievedMemory]:
     """The memories, those whose statement set a slot whose current fact (in ``known``) was set
     later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories never).
     A statement set a slot when the classifier says so from its words, or when it is one of the
-    ``replaced`` values (what the profile kept as history)."""
+    ``replaced`` values (what the profile kept as history; those of :func:`said_values` suffice)."""
     current = {f.key: f.since for f in known if f.key in SLOTS}
     history = {f.value: f.key for f in replaced}
 

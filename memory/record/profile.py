@@ -9,7 +9,7 @@ owned by this module; every retrieval puts the current facts (a few) into the pr
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from memory.domain.types import ProfileFact, scope_of, user_of
@@ -39,6 +39,7 @@ install = Migrations(
     (
         lambda conn: conn.script(SCHEMA),
         lambda conn: add_column(conn, "profile", "vector", "BLOB"),  # a current fact's embedding
+        lambda conn: conn.script("CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, value)"),
     ),
     legacy=version_by_columns("profile", "vector"),
 )
@@ -134,13 +135,21 @@ class ProfileTable:
             rows = self.db.query(sql + " LIMIT ?", (scope_of(user_id), limit))
         return [_fact(r) for r in rows]
 
-    def replaced(self, user_id: str | None, source: str) -> list[ProfileFact]:
-        """A user's facts from ``source`` that a newer value replaced."""
-        rows = self.db.query(
-            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND source = ? AND valid_until IS NOT NULL",
-            (scope_of(user_id), source),
-        )
-        return [_fact(r) for r in rows]
+    def replaced(self, user_id: str | None, source: str, values: Collection[str]) -> list[ProfileFact]:
+        """A user's facts from ``source`` with one of ``values`` that a newer value replaced (a
+        look-up per value: a long history costs a retrieval nothing)."""
+        found: list[ProfileFact] = []
+        wanted = sorted(values)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.query(
+                f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND value IN ({marks}) "
+                "AND source = ? AND valid_until IS NOT NULL",
+                (scope_of(user_id), *chunk, source),
+            )
+            found.extend(_fact(r) for r in rows)
+        return found
 
     def history(self, user_id: str | None, key: str) -> list[ProfileFact]:
         """Every value a key has had for a user, oldest first (the last one may be current)."""

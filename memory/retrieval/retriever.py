@@ -163,7 +163,8 @@ class MemoryRetriever:
         known = self._profile(user_id)
         found = self._search(parsed, embedding, user_id, limit, now, floor)
         facts = self._shown_facts(known, found.vector, set(found.keywords))
-        memories = slots.mark_superseded(found.memories, known, self._replaced(user_id) if known else [])
+        replaced = self._replaced(user_id, slots.said_values(found.memories)) if known else []
+        memories = slots.mark_superseded(found.memories, known, replaced)
         result = RetrievalResult(
             active=active,
             memories=memories,
@@ -256,9 +257,9 @@ class MemoryRetriever:
             logger.warning("profile facts unreadable (%s); retrieving without them", exc)
             return []
 
-    def _replaced(self, user_id: str | None) -> list[ProfileFact]:
+    def _replaced(self, user_id: str | None, values: set[str]) -> list[ProfileFact]:
         try:
-            return self.profile.replaced(user_id, slots.SAID)
+            return self.profile.replaced(user_id, slots.SAID, values) if values else []
         except Exception as exc:
             logger.warning("profile history unreadable (%s); judging statements by their words", exc)
             return []
