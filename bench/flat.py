@@ -109,21 +109,15 @@ class FlatBaseline:
         SharedSystemClient.clear_system_cache()
 
 
-def raw_query_latency(
-    collection: Any, vectors: Sequence[Sequence[float]], k: int, where: dict[str, Any] | None
-) -> dict[str, float]:
-    """p50/p95 (ms) of a bare Chroma ``query`` on a collection (no embedding, no SQLite).
-
-    Used to show where retrieval time goes: the engine's temporary collection queried with and
-    without its per-user ``where`` filter.
-    """
+def raw_query_latency(collection: Any, vectors: Sequence[Sequence[float]], k: int) -> dict[str, float]:
+    """p50/p95 (ms) of a bare Chroma ``query`` on a collection (no embedding, no SQLite, no
+    filter, as the engine queries a scope's collection): where retrieval time goes."""
     durations: list[float] = []
     for vector in vectors:
         started = time.perf_counter()
         collection.query(
             query_embeddings=[list(vector)],
             n_results=k,
-            where=where,
             include=["documents", "metadatas", "distances"],
         )
         durations.append(time.perf_counter() - started)

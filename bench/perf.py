@@ -175,8 +175,7 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         vectors = parts.embeddings.embed_documents(list(QUERIES))
         temporary = stores[0].backend.collection(stores[0].name)
         quota = int(config.retrieval.quotas["temporary"])
-        raw_where = raw_query_latency(temporary, vectors, quota, {"scope": USER})
-        raw_plain = raw_query_latency(temporary, vectors, quota, None)
+        raw_plain = raw_query_latency(temporary, vectors, quota)
     finally:
         manager.close()
         if baseline is not None:
@@ -192,7 +191,6 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         "flat_count": copied,
         "flat_copy_seconds": copy_seconds,
         "ratio_p50": engine["p50"] / flat["p50"] if flat["p50"] else 0.0,
-        "raw_temporary_where": raw_where,
         "raw_temporary_plain": raw_plain,
         "disk_bytes": engine_bytes,
         "disk_bytes_per_1k": engine_bytes / (size / 1000),
