@@ -2,9 +2,11 @@
 blended with USE: the engine's default embedder (its engines: :mod:`memory.index.e5_engines`).
 
 Each text's two vectors stand one after the other, so a cosine is the mean of the two models'
-cosines. E5's vectors share a large common direction (any two texts score about 0.88); it is
-taken out (the mean of the packaged small-talk sentences, shipped in :data:`BACKGROUND_FILE`)
-before the blend, so both halves spread alike. The blend has two tiers (see
+cosines. E5's vectors share a large common direction (any two texts score about 0.88), and texts
+of one language share more of it: the mean of the packaged small-talk sentences of the text's
+language (shipped in :data:`BACKGROUND_FILE`; a mixed text, both means in its proportion) is
+taken out before the blend, so both halves spread alike and a question finds a statement made in
+the other language as it finds one made in its own. The blend has two tiers (see
 :class:`memory.index.embeddings.TieredEmbeddings`): ``[USE, 0]`` at once, the full vector from
 background enrichment.
 """
@@ -24,6 +26,8 @@ from memory.index.e5_engines import MAX_E5_ENGINES, EnginePool, compute_backgrou
 from memory.index.use import UniversalSentenceEncoderEmbeddings
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memory.index.vector import Vector
 
 logger = logging.getLogger(__name__)
@@ -37,6 +41,33 @@ E5_QUERY_TOKENS = 256
 """Tokens E5 reads of a query (its end). E5 costs about 1.2 ms a token on one core, more on long
 texts (630 tokens: 1.2 s); MADial's dialogue queries score the same with 256 as with 1,000
 characters (128 loses 3 points of R@7)."""
+
+
+def chinese_share(text: str) -> float:
+    """The share of a text's letters that are Chinese characters (one half when it has none)."""
+    letters = [char for char in text if char.isalpha()]
+    if not letters:
+        return 0.5
+    return sum("\u4e00" <= char <= "\u9fff" for char in letters) / len(letters)
+
+
+class LanguageMeans:
+    """The mean E5 vector of the Chinese and of the other background sentences; a text's mean
+    is the two in the proportion of its Chinese letters (:func:`chinese_share`)."""
+
+    def __init__(self, vectors: np.ndarray, sentences: Sequence[str]) -> None:
+        import numpy as np
+
+        chinese = np.array([chinese_share(s) > 0.5 for s in sentences])
+        self.chinese = vectors[chinese].mean(axis=0)
+        self.other = vectors[~chinese].mean(axis=0)
+
+    def of(self, texts: Sequence[str]) -> np.ndarray:
+        """One mean per text, as the rows of a matrix."""
+        import numpy as np
+
+        shares = np.array([[chinese_share(text)] for text in texts])
+        return shares * self.chinese + (1.0 - shares) * self.other  # type: ignore[no-any-return]
 
 
 class BlendedEmbeddings(Embeddings):
@@ -82,15 +113,18 @@ class BlendedEmbeddings(Embeddings):
         if shipped is None:
             logger.warning("the shipped E5 background does not match this model: computing it (about 1 s)")
             shipped = compute_background(pool, background)
-        passages, self._query_mean = shipped
-        self._passage_mean = passages.mean(axis=0)
+        passages, queries = shipped
+        self._passage_means = LanguageMeans(passages, background)
+        self._query_means = LanguageMeans(queries, background)
         self._known = dict(zip(background, passages, strict=True))
         """Raw E5 passage vectors of texts known in advance (the background: no pass at start)."""
         return pool
 
-    def _blend(self, use: list[list[float]], e5: Any, mean: Any) -> list[list[float]]:
+    def _blend(
+        self, use: list[list[float]], e5: Any, means: LanguageMeans, texts: Sequence[str]
+    ) -> list[list[float]]:
         np = self._np
-        centred = np.asarray(e5, dtype=float).reshape(len(use), -1) - mean
+        centred = np.asarray(e5, dtype=float).reshape(len(use), -1) - means.of(texts)
         centred /= np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9)
         blended = np.hstack([np.asarray(use, dtype=float), centred]) / np.sqrt(2.0)
         return [list(map(float, row)) for row in blended]
@@ -110,7 +144,7 @@ class BlendedEmbeddings(Embeddings):
         if not texts:
             return []
         use = self._use.embed_documents(texts)
-        return self._blend(use, self._passages(texts, background=False), self._passage_mean)
+        return self._blend(use, self._passages(texts, background=False), self._passage_means, texts)
 
     def embed_cheap(self, texts: list[str]) -> list[list[float]]:
         """``[USE, 0]``: searchable at once; E5's half comes with :meth:`enrich`."""
@@ -128,7 +162,7 @@ class BlendedEmbeddings(Embeddings):
         missing = [i for i, vector in enumerate(cheap) if vector is None]
         fresh = dict(zip(missing, self._use.embed_documents([texts[i] for i in missing]), strict=True))
         use = [fresh[i] if vector is None else list(vector[:-width]) for i, vector in enumerate(cheap)]
-        return self._blend(use, self._passages(texts, background=True), self._passage_mean)
+        return self._blend(use, self._passages(texts, background=True), self._passage_means, texts)
 
     def is_enriched(self, vector: Vector) -> bool:
         """Whether E5's half of a stored vector is filled in."""
@@ -147,4 +181,4 @@ class BlendedEmbeddings(Embeddings):
         # a dialogue's newest words are at its end
         fitted = [self._e5.fit(text[-E5_MAX_CHARS:], E5_QUERY_TOKENS, keep_end=True) for text in texts]
         e5 = self._e5.encode(fitted, as_query=True)
-        return self._blend(use, e5, self._query_mean)
+        return self._blend(use, e5, self._query_means, texts)

