@@ -20,6 +20,7 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from memory.config import EmbeddingConfig, MemoryConfig
+from memory.domain.types import RetrievedMemory
 from memory.index.embeddings import PACKAGED_MINILM, USE_PROVIDER, get_embeddings
 from memory.manager import MemoryManager
 
@@ -103,7 +104,15 @@ def _config(settings: Settings, folder: Path) -> MemoryConfig:
 
 
 HISTORY = "[history] "
-"""Marks a memory the prompt shows as history (a newer statement replaced it)."""
+"""Marks a memory, or a summary's line, the prompt shows as history (a newer statement replaced
+it)."""
+
+
+def _lines_marked(memory: RetrievedMemory) -> str:
+    """A memory's text, each line quoting an outdated statement marked with :data:`HISTORY`."""
+    outdated = getattr(memory, "outdated", ())
+    lines = memory.entry.display_text.split("\n")
+    return "\n".join(HISTORY + line if any(q in line for q in outdated) else line for line in lines)
 
 
 @dataclass(frozen=True)
@@ -114,7 +123,7 @@ class Recalled:
     """The active window, oldest first."""
     memories: list[tuple[str, str]] = field(default_factory=list)
     """``(layer, text)`` of each RAG memory, best first (one shown as history starts with
-    :data:`HISTORY`)."""
+    :data:`HISTORY`, as does each line of a summary shown as history)."""
     profile: list[str] = field(default_factory=list)
     """The profile facts shown, ``key: value``."""
 
@@ -216,7 +225,7 @@ class Engine:
         return Recalled(
             active=[entry.content for entry in result.active],
             memories=[
-                (m.entry.layer.value, HISTORY * getattr(m, "superseded", False) + m.entry.display_text)
+                (m.entry.layer.value, HISTORY * getattr(m, "superseded", False) + _lines_marked(m))
                 for m in result.memories
             ],
             profile=[f"{f.key}: {f.value}" for f in result.profile],

@@ -138,8 +138,13 @@ def position(key: str, texts: list[str], *, as_current: bool = False) -> int | N
     """Index of the first shown text holding ``key`` (case-insensitive), or None; ``as_current``:
     of the first one not shown as history."""
     needle = key.lower()
+
+    def current(text: str) -> bool:
+        lines = [] if text.startswith(HISTORY) else text.split("\n")
+        return any(needle in line.lower() and not line.startswith(HISTORY) for line in lines)
+
     found = (i for i, text in enumerate(texts) if needle in text.lower())
-    return next((i for i in found if not (as_current and texts[i].startswith(HISTORY))), None)
+    return next((i for i in found if not as_current or current(texts[i])), None)
 
 
 def score(questions: list[Question], shown: list[list[str]]) -> list[dict[str, Any]]:

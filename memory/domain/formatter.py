@@ -81,6 +81,7 @@ def format_retrieved_memories(
         for memory in (m for m in memories if m.entry.layer == layer):
             fresh = [line for line in memory.entry.display_text.splitlines() if line.strip() not in seen]
             seen.update(line.strip() for line in fresh)
+            fresh = [_marked(line, memory.outdated, locale) for line in fresh]
             if any(line.strip() for line in fresh):
                 lines.append(_line(memory, "\n".join(fresh).strip(), now, locale))
         if lines:
@@ -91,7 +92,8 @@ def format_retrieved_memories(
 
 PROFILE_TITLES = {"zh": "【关于用户的事实】", "en": "[Facts about the user]"}
 HISTORY_MARKS = {"zh": "（以前，已不是现在的情况）", "en": "(before; no longer true)"}
-"""Put before a superseded memory (:attr:`RetrievedMemory.superseded`)."""
+"""Put before a superseded memory (:attr:`RetrievedMemory.superseded`) and before a summary's
+line quoting an outdated statement (:attr:`RetrievedMemory.outdated`)."""
 
 
 def format_profile(facts: Sequence[ProfileFact], locale: str = "zh") -> str:
@@ -106,6 +108,13 @@ def format_profile(facts: Sequence[ProfileFact], locale: str = "zh") -> str:
 def join_blocks(*blocks: str) -> str:
     """Prompt blocks separated by a blank line; empty blocks left out."""
     return "\n\n".join(block for block in blocks if block)
+
+
+def _marked(line: str, outdated: Sequence[str], locale: str) -> str:
+    """A summary's line, marked as history when it quotes an outdated statement."""
+    if any(quote in line for quote in outdated):
+        return f"{HISTORY_MARKS.get(locale, HISTORY_MARKS['zh'])} {line}"
+    return line
 
 
 def _line(memory: RetrievedMemory, text: str, now: datetime, locale: str) -> str:

@@ -97,15 +97,22 @@ def mark_superseded(
     """The memories, those whose statement set a slot whose current fact (in ``known``) was set
     later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories never).
     A statement set a slot when the classifier says so from its words, or when it is one of the
-    ``replaced`` values (what the profile kept as history; those of :func:`said_values` suffice)."""
+    ``replaced`` values (what the profile kept as history; those of :func:`said_values` suffice).
+    A summary made before such a slot was set again gets the ``replaced`` values it quotes as
+    :attr:`~memory.domain.types.RetrievedMemory.outdated`."""
     current = {f.key: f.since for f in known if f.key in SLOTS}
     history = {f.value: f.key for f in replaced}
 
-    def stale(m: RetrievedMemory) -> bool:
-        if m.entry.layer == Layer.STATIC:
-            return False
-        said = said_in(m.entry.content)
-        slot = history.get(value_of(said)) or slot_of(said)
+    def newer(slot: str | None, m: RetrievedMemory) -> bool:
         return slot is not None and slot in current and current[slot] > m.entry.created_at
 
-    return [replace(m, superseded=True) if current and stale(m) else m for m in memories]
+    def marked(m: RetrievedMemory) -> RetrievedMemory:
+        if m.entry.layer == Layer.STATIC:
+            return m
+        if m.entry.layer == Layer.SUMMARY:
+            quoted = tuple(v for v, slot in history.items() if v in m.entry.content and newer(slot, m))
+            return replace(m, outdated=quoted) if quoted else m
+        said = said_in(m.entry.content)
+        return replace(m, superseded=True) if newer(history.get(value_of(said)) or slot_of(said), m) else m
+
+    return [marked(m) for m in memories] if current else list(memories)

@@ -212,3 +212,5 @@ class RetrievedMemory:
     """Matches the query no better than small talk does: never returned (a near miss at most)."""
     superseded: bool = False
     """What it says of a slot (home, job, ...) was replaced by a newer statement: shown as history."""
+    outdated: tuple[str, ...] = ()
+    """Statements a summary quotes that newer ones replaced: their lines are shown as history."""

@@ -135,21 +135,26 @@ class ProfileTable:
             rows = self.db.query(sql + " LIMIT ?", (scope_of(user_id), limit))
         return [_fact(r) for r in rows]
 
-    def replaced(self, user_id: str | None, source: str, values: Collection[str]) -> list[ProfileFact]:
-        """A user's facts from ``source`` with one of ``values`` that a newer value replaced (a
-        look-up per value: a long history costs a retrieval nothing)."""
-        found: list[ProfileFact] = []
+    def replaced(
+        self, user_id: str | None, source: str, values: Collection[str], *, within: Sequence[str] = ()
+    ) -> list[ProfileFact]:
+        """A user's facts from ``source`` that a newer value replaced: those with one of
+        ``values``, and those whose value a text of ``within`` quotes (an indexed look-up per
+        value and a scan of the user's history per text: never the whole history read out)."""
+        found: dict[str, ProfileFact] = {}
+        scope, history = scope_of(user_id), "AND source = ? AND valid_until IS NOT NULL"
         wanted = sorted(values)
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ", ".join("?" * len(chunk))
-            rows = self.db.query(
-                f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND value IN ({marks}) "
-                "AND source = ? AND valid_until IS NOT NULL",
-                (scope_of(user_id), *chunk, source),
-            )
-            found.extend(_fact(r) for r in rows)
-        return found
+            sql = f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND value IN ({marks}) {history}"
+            found.update((f.id, f) for f in map(_fact, self.db.query(sql, (scope, *chunk, source))))
+        for text in within:  # LIKE may match more (wildcards, case): kept only when quoted as is
+            quotes = "CAST(? AS TEXT) LIKE '%' || value || '%'"
+            sql = f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND {quotes} {history}"
+            quoted = (f for f in map(_fact, self.db.query(sql, (scope, text, source))) if f.value in text)
+            found.update((f.id, f) for f in quoted)
+        return list(found.values())
 
     def history(self, user_id: str | None, key: str) -> list[ProfileFact]:
         """Every value a key has had for a user, oldest first (the last one may be current)."""

@@ -163,7 +163,7 @@ class MemoryRetriever:
         known = self._profile(user_id)
         found = self._search(parsed, embedding, user_id, limit, now, floor)
         facts = self._shown_facts(known, found.vector, set(found.keywords))
-        replaced = self._replaced(user_id, slots.said_values(found.memories)) if known else []
+        replaced = self._replaced(user_id, found.memories) if known else []
         memories = slots.mark_superseded(found.memories, known, replaced)
         result = RetrievalResult(
             active=active,
@@ -257,9 +257,10 @@ class MemoryRetriever:
             logger.warning("profile facts unreadable (%s); retrieving without them", exc)
             return []
 
-    def _replaced(self, user_id: str | None, values: set[str]) -> list[ProfileFact]:
+    def _replaced(self, user_id: str | None, memories: list[RetrievedMemory]) -> list[ProfileFact]:
+        summaries = [m.entry.content for m in memories if m.entry.layer == Layer.SUMMARY]
         try:
-            return self.profile.replaced(user_id, slots.SAID, values) if values else []
+            return self.profile.replaced(user_id, slots.SAID, slots.said_values(memories), within=summaries)
         except Exception as exc:
             logger.warning("profile history unreadable (%s); judging statements by their words", exc)
             return []

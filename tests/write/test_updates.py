@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from helpers.store import fill
-from memory import MemoryManager
+from memory import Layer, MemoryManager
 from memory.domain.formatter import HISTORY_MARKS
 from memory.domain.slots import slot_of
 
@@ -20,8 +20,8 @@ def _current_and_history(manager: MemoryManager, question: str, new: str, old: s
     assert any(new in f.value for f in result.profile), "the new value is a current fact"
     assert not any(old in f.value for f in result.profile), "the old value is no current fact"
     for memory in result.memories:
-        if old in memory.entry.content:
-            assert memory.superseded  # shown, but as history
+        if old in memory.entry.content:  # shown, but as history (a summary: the lines quoting it)
+            assert memory.superseded or any(old in quote for quote in memory.outdated)
     for line in result.rag_text.splitlines():
         if old in line:
             assert any(mark in line for mark in HISTORY_MARKS.values()), line
@@ -166,3 +166,17 @@ def test_an_update_the_words_miss_is_found_once_it_is_indexed(make_manager, conf
     manager.flush()
     assert "苏州" in manager.profile()["home"].value
     _current_and_history(manager, "Where do I live now?", "苏州", "上海")
+
+
+async def test_a_summary_quoting_a_replaced_value_is_shown_as_history(make_manager, config) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, ["最近在学做菜", "我住在上海，离静安寺很近", *CHAT])
+    assert await manager.run_summary_now() == 1  # extractive: it quotes the statement, not first
+    fill(manager, ["我搬家了，现在住在杭州西湖边", *CHAT])
+    manager.flush()
+    result = manager.retrieve_memories("Where do I live now?")
+    quoting = [m for m in result.memories if m.entry.layer == Layer.SUMMARY and "上海" in m.entry.content]
+    assert quoting and all(m.outdated == ("我住在上海，离静安寺很近",) for m in quoting)
+    assert not any(m.superseded for m in quoting)  # its other lines still hold
+    _current_and_history(manager, "Where do I live now?", "杭州", "上海")
