@@ -86,9 +86,16 @@ def value_of(text: str) -> str:
 
 
 def said_values(memories: Sequence[RetrievedMemory]) -> set[str]:
-    """The profile values the user's statements in ``memories`` would be stored as (persona
-    memories have none): what :func:`mark_superseded` looks up in the profile's history."""
-    return {value_of(said_in(m.entry.content)) for m in memories if m.entry.layer != Layer.STATIC}
+    """The profile values the user's statements in ``memories`` would be stored as: what
+    :func:`mark_superseded` looks up in the profile's history (an interaction's statement, each
+    line of a summary; persona memories have none)."""
+    values: set[str] = set()
+    for m in memories:
+        if m.entry.layer == Layer.SUMMARY:
+            values.update(value_of(said_in(line)) for line in m.entry.content.splitlines() if line.strip())
+        elif m.entry.layer != Layer.STATIC:
+            values.add(value_of(said_in(m.entry.content)))
+    return values
 
 
 def mark_superseded(

@@ -39,7 +39,6 @@ install = Migrations(
     (
         lambda conn: conn.script(SCHEMA),
         lambda conn: add_column(conn, "profile", "vector", "BLOB"),  # a current fact's embedding
-        lambda conn: conn.script("CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, value)"),
     ),
     legacy=version_by_columns("profile", "vector"),
 )
@@ -135,26 +134,21 @@ class ProfileTable:
             rows = self.db.query(sql + " LIMIT ?", (scope_of(user_id), limit))
         return [_fact(r) for r in rows]
 
-    def replaced(
-        self, user_id: str | None, source: str, values: Collection[str], *, within: Sequence[str] = ()
-    ) -> list[ProfileFact]:
-        """A user's facts from ``source`` that a newer value replaced: those with one of
-        ``values``, and those whose value a text of ``within`` quotes (an indexed look-up per
-        value and a scan of the user's history per text: never the whole history read out)."""
-        found: dict[str, ProfileFact] = {}
-        scope, history = scope_of(user_id), "AND source = ? AND valid_until IS NOT NULL"
+    def replaced(self, user_id: str | None, source: str, values: Collection[str]) -> list[ProfileFact]:
+        """A user's facts from ``source`` with one of ``values`` that a newer value replaced (the
+        database compares the user's history rows; only the matches are read out)."""
+        found: list[ProfileFact] = []
         wanted = sorted(values)
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ", ".join("?" * len(chunk))
-            sql = f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND value IN ({marks}) {history}"
-            found.update((f.id, f) for f in map(_fact, self.db.query(sql, (scope, *chunk, source))))
-        for text in within:  # LIKE may match more (wildcards, case): kept only when quoted as is
-            quotes = "CAST(? AS TEXT) LIKE '%' || value || '%'"
-            sql = f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND {quotes} {history}"
-            quoted = (f for f in map(_fact, self.db.query(sql, (scope, text, source))) if f.value in text)
-            found.update((f.id, f) for f in quoted)
-        return list(found.values())
+            rows = self.db.query(
+                f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND value IN ({marks}) "
+                "AND source = ? AND valid_until IS NOT NULL",
+                (scope_of(user_id), *chunk, source),
+            )
+            found.extend(_fact(r) for r in rows)
+        return found
 
     def history(self, user_id: str | None, key: str) -> list[ProfileFact]:
         """Every value a key has had for a user, oldest first (the last one may be current)."""

@@ -258,9 +258,8 @@ class MemoryRetriever:
             return []
 
     def _replaced(self, user_id: str | None, memories: list[RetrievedMemory]) -> list[ProfileFact]:
-        summaries = [m.entry.content for m in memories if m.entry.layer == Layer.SUMMARY]
         try:
-            return self.profile.replaced(user_id, slots.SAID, slots.said_values(memories), within=summaries)
+            return self.profile.replaced(user_id, slots.SAID, slots.said_values(memories))
         except Exception as exc:
             logger.warning("profile history unreadable (%s); judging statements by their words", exc)
             return []
