@@ -140,11 +140,11 @@ class LayerIndex:
         """Upsert a batch's vectors, one upsert per collection it touches (a batch of many light
         users is one upsert into the pooled collection, not one per user)."""
         by_scope = _by_scope(batch)
-        for scope in by_scope:
-            if self.stores.pooled(scope):
-                ids = self.table.home_ids(self.layer, scope)
-                if len(ids) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
-                    self.stores.promote(scope, ids)
+        pooled = [scope for scope in by_scope if self.stores.pooled(scope)]
+        counts = self.table.home_counts(self.layer, pooled) if pooled else {}
+        for scope in pooled:
+            if counts.get(scope, 0) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
+                self.stores.promote(scope, self.table.home_ids(self.layer, scope))
         vectors = {e.id: v for e, v in zip(batch, embedded, strict=True)}
         by_name: dict[str, list[MemoryEntry]] = {}
         for scope, group in by_scope.items():
