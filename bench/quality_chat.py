@@ -36,7 +36,7 @@ from bench.engine import ACTIVE_CAPACITY, BUDGET, MEMORY_SLOTS, Clock, Engine, R
 from bench.locomo import CATEGORY_NAMES, Conversation, Question, evidence_recall
 from bench.quality import PERSONA, flat_rankings, persona_folder
 from bench.recall import Ranking, Score, merge, rrf
-from memory.summary.extractive import sentences as sentences_of
+from memory.domain.sentences import sentences as sentences_of
 
 Results = dict[str, dict[int, Score]]
 Variant = tuple[str, bool, tuple[tuple[str, object], ...]]

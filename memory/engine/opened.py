@@ -39,7 +39,7 @@ from memory.summary.jobs import SummaryJobs
 from memory.summary.scheduler import MemoryScheduler
 from memory.summary.summarizer import Summarizer
 from memory.write.erase import Eraser
-from memory.write.index_model import adopt_index
+from memory.write.index_model import adopt_index, adopt_line_vectors
 from memory.write.index_sync import IndexSync
 from memory.write.recorder import Recorder
 
@@ -176,6 +176,7 @@ def _wire(
     retriever = reader_of(config, db, layers, profile, embeddings, fact_vectors, sync, decay, now, keywords)
     if adopt_index(db, sync.layers.values(), f"{describe(config.embedding)}; {INDEX_LAYOUT}"):
         fact_vectors.drop()
+    adopt_line_vectors(db, sync.layers.values())
     if not read_only:
         layers.static.load()
     recorder, summary_jobs, scheduler = writers_of(

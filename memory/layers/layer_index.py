@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memory.domain.types import IndexState, Layer, MemoryEntry, scope_of
 from memory.index.embeddings import tiered
 from memory.index.scoped import POOL_LIMIT, ScopedStores
 from memory.index.vector import Vector
+from memory.layers.summary_lines import lines_of, pack
 from memory.record.entries import EntryTable
 
 EMBED_MAX_CHARS = 2000
@@ -29,6 +30,8 @@ class Enrichment:
 
     batch: list[MemoryEntry]
     vectors: dict[str, list[float]]
+    lines: dict[str, bytes] = field(default_factory=dict)
+    """Sentence vectors of the batch's entries (a layer scored by lines)."""
 
 
 def _by_scope(batch: Sequence[MemoryEntry]) -> dict[str, list[MemoryEntry]]:
@@ -47,8 +50,12 @@ class LayerIndex:
         entries: EntryTable,
         stores: ScopedStores,
         metadata: Callable[[MemoryEntry], dict[str, str | int | float | bool]],
+        *,
+        lines: bool = False,
     ) -> None:
         self.layer = layer
+        self.lines = lines
+        """Whether its entries' sentences get vectors too (:mod:`memory.layers.summary_lines`)."""
         self.table = entries
         self.stores = stores
         self.metadata = metadata
@@ -78,6 +85,8 @@ class LayerIndex:
                 return total
             embedded = self.embed([e.index_text[:EMBED_MAX_CHARS] for e in batch])
             self._index_batch(batch, embedded)
+            if self.lines and self.tiers is None:  # one tier: these are the full vectors
+                self.table.store_line_vectors(self._line_vectors(batch, self.embed))
             done = IndexState.SEARCHABLE if self.tiers is not None else IndexState.INDEXED
             self.table.set_index_state(self.layer, [e.id for e in batch], done)
             if self.on_indexed is not None:
@@ -107,7 +116,19 @@ class LayerIndex:
         texts = [e.index_text[:EMBED_MAX_CHARS] for e in todo]
         cheap = [stored.get(e.id) for e in todo]
         full = dict(zip((e.id for e in todo), self.tiers.enrich(texts, cheap), strict=True))
-        return Enrichment(batch, full)
+        tiers = self.tiers
+        lines = self._line_vectors(batch, lambda t: tiers.enrich(t, [None] * len(t))) if self.lines else {}
+        return Enrichment(batch, full, lines)
+
+    @staticmethod
+    def _line_vectors(
+        batch: Sequence[MemoryEntry], embed: Callable[[list[str]], Sequence[Vector]]
+    ) -> dict[str, bytes]:
+        """The packed sentence vectors of the entries that have sentences (one embedding call)."""
+        lines = {e.id: lines_of(e.content) for e in batch}
+        texts = [line[:EMBED_MAX_CHARS] for found in lines.values() for line in found]
+        vectors = iter(embed(texts) if texts else [])
+        return {i: pack([next(vectors) for _ in found]) for i, found in lines.items() if found}
 
     def store_enrichment(
         self, prepared: Enrichment, *, commit: AbstractContextManager[object] | None = None
@@ -126,6 +147,9 @@ class LayerIndex:
             if changed:
                 self._index_batch(changed, [full[e.id] for e in changed])
             self.table.set_index_state(self.layer, [e.id for e in same], IndexState.INDEXED)
+            lines = {e.id: prepared.lines[e.id] for e in same if e.id in prepared.lines}
+            if lines:
+                self.table.store_line_vectors(lines)
             self._drop_erased(changed)
         return len(batch)
 
@@ -205,3 +229,5 @@ class LayerIndex:
             self.stores.by_name(name).drop()
         self.stores.forget_layout()
         self.table.set_index_state(self.layer, None, IndexState.PENDING)
+        if self.lines:
+            self.table.drop_line_vectors(self.layer)

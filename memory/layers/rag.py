@@ -17,6 +17,7 @@ from memory.index.vector import Vector
 from memory.index.vectors import StoreHit
 from memory.layers.decay_rules import significance_at
 from memory.layers.layer_index import EMBED_MAX_CHARS, LayerIndex
+from memory.layers.summary_lines import LINE_SCORED, LINE_WEIGHT, best_lines
 from memory.record import keyword
 from memory.record.entries import EntryTable
 
@@ -43,12 +44,15 @@ class RagLayer:
     decay_coefficient: float = 1.0
     shared: bool = False
     """Static memories are shared by every user; other layers are kept per user scope."""
+    scored_by_lines: bool = False
+    """Whether a dense search also scores each entry by its best sentence
+    (:mod:`memory.layers.summary_lines`)."""
 
     def __init__(self, entries: EntryTable, stores: ScopedStores, now: Callable[[], datetime]) -> None:
         self.table = entries
         self.stores = stores
         self.now = now
-        self.index = LayerIndex(self.layer, entries, stores, self.metadata)
+        self.index = LayerIndex(self.layer, entries, stores, self.metadata, lines=self.scored_by_lines)
         """The layer's vectors, kept in step with its rows."""
         self.tiers = self.index.tiers
         """The embedder's two tiers (a memory searchable by its cheap vector at once), if it has them."""
@@ -86,10 +90,25 @@ class RagLayer:
         if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
             return []  # an empty collection still costs a query
         hits = self._nearest(vector, depth, scope_of(user_id))
+        if self.scored_by_lines and not self.shared:
+            hits = self._with_lines(vector, depth, scope_of(user_id), hits)
         # SQLite is the truth: it says whether a vector's entry is hot here or cold (forgotten
         # from here: deep recall); an id SQLite does not hold is skipped
         by_id = {e.id: e for e in self.table.by_ids(None, [h.id for h in hits]) if self.accepts(e)}
         return [self._found(by_id[h.id], h.similarity, tick) for h in hits if h.id in by_id]
+
+    def _with_lines(self, vector: Vector, depth: int, scope: str, hits: list[StoreHit]) -> list[StoreHit]:
+        """``hits`` with each entry scored by the better of its vector and its best sentence
+        (entries only a sentence brings in included), best first, ``depth`` at most."""
+        lines = best_lines(vector, self.table.line_vectors(self.layer, scope, LINE_SCORED))
+        if not lines:
+            return hits
+        scores = {h.id: h.similarity for h in hits}
+        for entry_id, score in lines.items():
+            score *= LINE_WEIGHT
+            scores[entry_id] = max(score, scores.get(entry_id, score))
+        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:depth]
+        return [StoreHit(entry_id, score) for entry_id, score in ranked]
 
     def window_ranking(
         self, vector: Vector, window: Window, depth: int, user_id: str | None, tick: int

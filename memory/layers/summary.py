@@ -27,6 +27,7 @@ class SummaryLayer(DecayingLayer):
     """The RAG layer of summaries."""
 
     layer = Layer.SUMMARY
+    scored_by_lines = True
 
     def __init__(
         self,

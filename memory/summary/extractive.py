@@ -7,20 +7,14 @@ in time order, one line each, within the character budget, never the same line t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from memory.domain.importance import importance
+from memory.domain.sentences import sentences
 from memory.domain.types import Interaction
 
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
 PERSONA_FLOOR = 0.5
 """A persona's sentence is kept only from this importance up (its replies are mostly chatter)."""
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of ``text``, whitespace folded, empty ones dropped."""
-    return [s for s in (" ".join(p.split()) for p in _SENTENCE_END.split(text)) if s]
 
 
 def extract(

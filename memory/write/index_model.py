@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 
+from memory.domain.types import IndexState
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.layers.rag import RagLayer
 from memory.record.db import Database
@@ -45,3 +46,19 @@ def adopt_index(db: Database, layers: Collection[RagLayer], name: str) -> bool:
     if built_by != name:
         db.set_meta(INDEX_KEY, name)
     return built_by not in (None, name)
+
+
+LINES_KEY = "index_line_vectors"
+"""The ``meta`` row saying the layers scored by their sentences have had them made."""
+
+
+def adopt_line_vectors(db: Database, layers: Collection[RagLayer]) -> bool:
+    """Index the entries of the layers scored by their sentences once more (few: summaries) in a
+    record made before sentences had vectors, so that they get them. Returns whether it did."""
+    if db.read_only or db.get_meta(LINES_KEY) is not None:
+        return False
+    redo = [layer for layer in layers if layer.scored_by_lines]
+    for layer in redo:
+        layer.table.set_index_state(layer.layer, None, IndexState.PENDING)
+    db.set_meta(LINES_KEY, "1")
+    return bool(redo)

@@ -75,7 +75,7 @@ def test_an_older_record_is_migrated_and_keeps_every_row(
         ]
         assert manager.profile("alice")["home"].value == "杭州"
     assert _versions(path) == {
-        "schema:entries": "4",
+        "schema:entries": "5",
         "schema:journal": "1",
         "schema:profile": "2",
         "schema:tombstones": "1",
@@ -84,7 +84,7 @@ def test_an_older_record_is_migrated_and_keeps_every_row(
         columns = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
         active = conn.execute("SELECT indexed FROM entries WHERE id = 'a1'").fetchone()[0]
     conn.close()
-    assert {"pinned", "importance", "key", "item"} <= columns
+    assert {"pinned", "importance", "key", "item", "line_vectors"} <= columns
     assert active != 1  # no longer read as "waiting to be indexed"
 
 

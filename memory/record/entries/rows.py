@@ -75,7 +75,7 @@ class WholeRows(DerivedStates):
     def set_content(self, conn: Connection, entry_id: str, content: str, item: str | None) -> None:
         """Replace an entry's text (a store ``put`` to its key); it is re-embedded and re-indexed."""
         conn.execute(
-            f"UPDATE entries SET content = ?, item = ?, "
+            f"UPDATE entries SET content = ?, item = ?, line_vectors = NULL, "
             f"indexed = CASE WHEN layer IN ({SEARCHED}) THEN ? ELSE indexed END WHERE id = ?",
             (content, item, int(IndexState.PENDING), entry_id),
         )

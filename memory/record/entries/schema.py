@@ -87,6 +87,10 @@ def _active_never_indexed(conn: Connection) -> None:
     )
 
 
+def _line_vectors(conn: Connection) -> None:
+    add_column(conn, "entries", "line_vectors", "BLOB")  # a summary's sentences' embeddings
+
+
 def _legacy(conn: Connection) -> int:
     columns = conn.columns("entries")
     if not columns:
@@ -99,7 +103,13 @@ def _legacy(conn: Connection) -> int:
 
 install = Migrations(
     "entries",
-    (lambda conn: conn.script(_VERSION_1), _pinned_and_importance, _store_keys, _active_never_indexed),
+    (
+        lambda conn: conn.script(_VERSION_1),
+        _pinned_and_importance,
+        _store_keys,
+        _active_never_indexed,
+        _line_vectors,
+    ),
     legacy=_legacy,
 )
 """Create or migrate the ``entries`` table (an :data:`memory.record.db.Installer`)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memory.domain.types import ExportState, IndexState, Layer, MemoryEntry, user_of
 from memory.record.archive import ArchivedMemory
@@ -55,6 +55,28 @@ class DerivedStates:
                     f"UPDATE entries SET indexed = ? WHERE id = ? AND {HOME}",
                     [(int(state), i, *home) for i in ids],
                 )
+
+    def store_line_vectors(self, vectors: Mapping[str, bytes]) -> None:
+        """Store the sentence embeddings of entries (:mod:`memory.layers.summary_lines`)."""
+        with self.db.transaction(durable=False) as conn:
+            conn.executemany(
+                "UPDATE entries SET line_vectors = ? WHERE id = ?", [(v, i) for i, v in vectors.items()]
+            )
+
+    def line_vectors(self, layer: Layer, scope: str, limit: int) -> list[tuple[str, bytes]]:
+        """``(id, sentence embeddings)`` of a scope's newest ``limit`` live entries of a layer
+        that have them."""
+        rows = self.db.query(
+            "SELECT id, line_vectors FROM entries WHERE layer = ? AND scope = ? "
+            "AND line_vectors IS NOT NULL ORDER BY seq DESC LIMIT ?",
+            (layer.value, scope, limit),
+        )
+        return [(str(i), bytes(v)) for i, v in rows]  # type: ignore[call-overload]
+
+    def drop_line_vectors(self, layer: Layer) -> None:
+        """Forget the sentence embeddings of a layer's entries (another embedder made them)."""
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE entries SET line_vectors = NULL WHERE layer = ?", (layer.value,))
 
     def has_unexported(self) -> bool:
         """Whether an archived entry still waits for the archive file."""
