@@ -18,8 +18,9 @@ import numpy as np
 from memory.domain.sentences import sentences
 from memory.index.vector import Vector
 
-LINE_SCORED = 500
-"""A user's newest summaries scored by their sentences at most (older ones by their text)."""
+LINE_SCORED = 200
+"""A user's newest summaries scored by their sentences at most (older ones by their text alone):
+200 summaries of 6 sentences are 4 MB read and 0.2 ms of products a retrieval."""
 LINE_WEIGHT = 0.85
 """A sentence's cosine counts this much against a whole memory's: a sentence is shorter than an
 interaction (the user's turn and the reply), so its cosine runs higher. LoCoMo dev chat replay
@@ -37,10 +38,11 @@ def lines_of(text: str) -> list[str]:
 
 
 def pack(vectors: Sequence[Vector]) -> bytes:
-    """Sentence vectors as stored: unit rows, float16."""
+    """Sentence vectors as stored: unit rows, float32 (read back without a conversion: float16
+    took 5.8 ms to widen for 500 summaries, the products 0.4 ms)."""
     matrix = np.asarray(vectors, dtype=np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-    return matrix.astype(np.float16).tobytes()
+    return matrix.tobytes()
 
 
 def best_lines(vector: Vector, stored: Sequence[tuple[str, bytes]]) -> dict[str, float]:
@@ -48,12 +50,12 @@ def best_lines(vector: Vector, stored: Sequence[tuple[str, bytes]]) -> dict[str,
     vectors do not have the query's length, made by another embedder, is left out)."""
     query = np.asarray(vector, dtype=np.float32)
     query /= np.linalg.norm(query) or 1.0
-    row_bytes = 2 * len(query)
+    row_bytes = 4 * len(query)
     kept = [(i, blob) for i, blob in stored if blob and len(blob) % row_bytes == 0]
     if not kept:
         return {}
-    matrix = np.frombuffer(b"".join(blob for _, blob in kept), dtype=np.float16).reshape(-1, len(query))
-    scores = matrix.astype(np.float32) @ query
+    matrix = np.frombuffer(b"".join(blob for _, blob in kept), dtype=np.float32).reshape(-1, len(query))
+    scores = matrix @ query
     starts = np.cumsum([0] + [len(blob) // row_bytes for _, blob in kept[:-1]])
     best = np.maximum.reduceat(scores, starts)
     return {i: float(score) for (i, _), score in zip(kept, best, strict=True)}
