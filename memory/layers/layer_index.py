@@ -146,10 +146,10 @@ class LayerIndex:
             changed = [e for e in same if e.id in full]
             if changed:
                 self._index_batch(changed, [full[e.id] for e in changed])
-            self.table.set_index_state(self.layer, [e.id for e in same], IndexState.INDEXED)
             lines = {e.id: prepared.lines[e.id] for e in same if e.id in prepared.lines}
-            if lines:
+            if lines:  # before the state: a kill in between leaves them waiting, not without lines
                 self.table.store_line_vectors(lines)
+            self.table.set_index_state(self.layer, [e.id for e in same], IndexState.INDEXED)
             self._drop_erased(changed)
         return len(batch)
 
