@@ -108,6 +108,13 @@ class SlotModel:
         chances = np.exp(logits - logits.max(axis=1, keepdims=True))
         return chances / chances.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
 
+    def leaning(self, text: str, floor: float) -> str | None:
+        """The likeliest slot by the words, whatever the chance of none, when its own chance is at
+        least ``floor``; else None."""
+        chances = self._by_words(text)[: len(SLOTS)]
+        best = int(chances.argmax())
+        return SLOTS[best] if chances[best] >= floor else None
+
     def slot(self, text: str, threshold: float, vector: Any = None) -> str | None:
         """The slot a statement sets (its class is a slot with at least ``threshold``), or None."""
         return _pick(self.probabilities(text, vector), threshold)

@@ -18,6 +18,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from memory.domain import slot_model
 from memory.domain.importance import said_in
@@ -38,6 +39,11 @@ SLOT_THRESHOLD_WITH_VECTOR = 0.6
 bench's 1,300 small-talk turns); at 0.6 the tune half's updates are found 13 times in 16."""
 HEAD_GATE = 0.2
 """Below this chance of any slot by the vector alone, the words are not read again."""
+LEAN_FLOOR = 0.1
+"""Least chance of the likeliest slot for a statement made before that slot's current value to be
+shown as history (:func:`leaning_slot`)."""
+MIN_QUOTE_CHARS = 4
+"""Least length of a summary line's statement for it to count as part of a longer stored value."""
 MAX_VALUE_CHARS = 200
 """A statement longer than this is kept as a profile value cut to its first sentence or this."""
 
@@ -55,6 +61,17 @@ def slot_of(text: str) -> str | None:
     if not statement or is_question(statement):
         return None
     return slot_model.shipped().slot(statement, SLOT_THRESHOLD)
+
+
+@functools.lru_cache(maxsize=4096)
+def leaning_slot(text: str) -> str | None:
+    """The slot a statement most likely speaks of, even when it is likelier about none, from
+    :data:`LEAN_FLOOR` up (questions lean nowhere): weaker evidence than :func:`slot_of`, enough
+    to show a statement as history once the user said that slot changed after it."""
+    statement = text.strip()
+    if not statement or is_question(statement):
+        return None
+    return slot_model.shipped().leaning(statement, LEAN_FLOOR)
 
 
 def maybe_slots(vectors: Sequence[object]) -> list[bool]:
@@ -101,25 +118,65 @@ def said_values(memories: Sequence[RetrievedMemory]) -> set[str]:
 def mark_superseded(
     memories: Sequence[RetrievedMemory], known: Sequence[ProfileFact], replaced: Sequence[ProfileFact] = ()
 ) -> list[RetrievedMemory]:
-    """The memories, those whose statement set a slot whose current fact (in ``known``) was set
-    later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories never).
-    A statement set a slot when the classifier says so from its words, or when it is one of the
-    ``replaced`` values (what the profile kept as history; those of :func:`said_values` suffice).
-    A summary made before such a slot was set again gets the ``replaced`` values it quotes as
-    :attr:`~memory.domain.types.RetrievedMemory.outdated`."""
-    current = {f.key: f.since for f in known if f.key in SLOTS}
-    history = {f.value: f.key for f in replaced}
+    """The memories, those whose statement spoke of a slot whose current fact (in ``known``) was
+    set later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories
+    never). A statement spoke of a slot when it is one of the ``replaced`` values (what the
+    profile kept as history; those of :func:`said_values` suffice) or leans to it by its words
+    (:func:`leaning_slot`: the slot changed after it, so it tells the past even when the
+    classifier was not sure enough for it to set the slot).
 
-    def newer(slot: str | None, m: RetrievedMemory) -> bool:
-        return slot is not None and slot in current and current[slot] > m.entry.created_at
+    A summary's lines are judged one by one (:func:`outdated_lines`)."""
+    current = {f.key: f for f in known if f.key in SLOTS}
+    history = {f.value: f.key for f in replaced}
 
     def marked(m: RetrievedMemory) -> RetrievedMemory:
         if m.entry.layer == Layer.STATIC:
             return m
         if m.entry.layer == Layer.SUMMARY:
-            quoted = tuple(v for v, slot in history.items() if v in m.entry.content and newer(slot, m))
+            quoted = outdated_lines(m.entry.content, m.entry.created_at, current, history)
             return replace(m, outdated=quoted) if quoted else m
         said = said_in(m.entry.content)
-        return replace(m, superseded=True) if newer(history.get(value_of(said)) or slot_of(said), m) else m
+        slot = history.get(value_of(said)) or leaning_slot(said)
+        newer = slot in current and current[slot].since > m.entry.created_at
+        return replace(m, superseded=True) if newer else m
 
     return [marked(m) for m in memories] if current else list(memories)
+
+
+def outdated_lines(
+    summary: str, made: datetime, current: dict[str, ProfileFact], history: dict[str, str]
+) -> tuple[str, ...]:
+    """The lines of a summary (made at ``made``) that speak of a slot as it was before its
+    ``current`` fact.
+
+    A line speaks of the slot whose replaced value (``history``: value -> slot) it quotes, or of
+    the one it leans to. It is outdated when the slot was set after the summary was made; when the
+    summary holds the line stating the current value, when it comes before that line (a summary's
+    lines keep their order in time); else only when it sets the slot for sure (a replaced value,
+    or the classifier's :func:`slot_of`): such a statement is not the current one, so it came first.
+    """
+    lines = [line for line in summary.splitlines() if line.strip()]
+    said = [said_in(line).strip() for line in lines]
+    stated = {
+        key: next(
+            (i for i, part in enumerate(said) if len(part) >= MIN_QUOTE_CHARS and part in fact.value), None
+        )
+        for key, fact in current.items()
+    }
+
+    def replaced(line: str, part: str) -> str | None:
+        quoted = (v for v in history if v in line or (len(part) >= MIN_QUOTE_CHARS and part in v))
+        return history.get(next(quoted, ""))
+
+    def older(i: int) -> bool:
+        slot = replaced(lines[i], said[i]) or leaning_slot(said[i])
+        if slot not in current:
+            return False
+        if current[slot].since > made:
+            return True
+        where = stated[slot]
+        if where is not None:
+            return i < where
+        return slot in (replaced(lines[i], said[i]), slot_of(said[i]))
+
+    return tuple(line for i, line in enumerate(lines) if older(i))

@@ -177,6 +177,49 @@ async def test_a_summary_quoting_a_replaced_value_is_shown_as_history(make_manag
     manager.flush()
     result = manager.retrieve_memories("Where do I live now?")
     quoting = [m for m in result.memories if m.entry.layer == Layer.SUMMARY and "上海" in m.entry.content]
-    assert quoting and all(m.outdated == ("我住在上海，离静安寺很近",) for m in quoting)
+    assert quoting and all([q for q in m.outdated if "上海" in q] == list(m.outdated) for m in quoting)
+    assert all(len(m.outdated) == 1 for m in quoting)
     assert not any(m.superseded for m in quoting)  # its other lines still hold
     _current_and_history(manager, "Where do I live now?", "杭州", "上海")
+
+
+def test_an_older_statement_the_words_are_unsure_of_is_history_once_the_slot_changes(
+    make_manager, config
+) -> None:
+    """The classifier is not sure enough of the old statement for it to set the car slot; once a
+    newer statement sets it, the old one still leans to that slot and is shown as history."""
+    old_statement = "I drive my old Corolla to the lake most weekends"
+    assert slot_of(old_statement) is None
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, [old_statement, *CHAT, "我把车换成了一辆理想L7", *CHAT])
+    manager.flush()
+    result = manager.retrieve_memories("我现在开什么车？")
+    shown = [m for m in result.memories if "Corolla" in m.entry.content]
+    assert shown and all(m.superseded for m in shown)
+    assert not any(m.superseded for m in result.memories if "理想" in m.entry.content)
+
+
+def test_a_summary_made_after_the_change_marks_only_what_surely_came_before() -> None:
+    """A summary covers a span: made after the slot changed, its lines' order tells what came
+    first; a line that surely set the slot and is not the current value came first too, while a
+    line that only leans to the slot stays as it is (it may be the newer one)."""
+    from memory.domain.slots import outdated_lines
+    from memory.domain.types import ProfileFact
+
+    changed = datetime(2026, 5, 1, tzinfo=UTC)
+    commute = ProfileFact(id="f1", key="commute", value="我最近开始骑车上班了", since=changed, source="said")
+    made = changed + timedelta(hours=1)
+    tram = "用户：I take the tram to the office, twenty minutes door to door"
+    stated_in_it = f"{tram}\n用户：今天天气真好\n用户：我最近开始骑车上班了"
+    assert outdated_lines(stated_in_it, made, {"commute": commute}, {}) == (
+        "用户：I take the tram to the office, twenty minutes door to door",
+    )
+    without_it = "用户：今天天气真好\n用户：I take the tram to the office, twenty minutes door to door"
+    assert outdated_lines(without_it, made, {"commute": commute}, {}) == (
+        "用户：I take the tram to the office, twenty minutes door to door",
+    )
+    unsure = "用户：I drive my old Corolla to the lake most weekends"
+    car = ProfileFact(id="f2", key="car", value="我把车换成了一辆理想L7", since=changed, source="said")
+    assert outdated_lines(unsure, made, {"car": car}, {}) == ()
+    assert outdated_lines(unsure, changed - timedelta(hours=1), {"car": car}, {}) == (unsure,)
