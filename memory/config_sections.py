@@ -106,7 +106,11 @@ class RetrievalConfig(Section):
     min_similarity: Float = Field(-1.0, ge=-1, le=1, description="drop candidates below this cosine")
     fusion: str = Field("score", pattern="^(rrf|score)$", description="hybrid: score or rrf (ranks)")
     rrf_k: Int = Field(60, ge=1, description="reciprocal-rank-fusion constant")
-    keyword_weight: Float = Field(1.0, ge=0, description="weight of the keyword ranking")
+    keyword_weight: Float | None = Field(
+        None,
+        ge=0,
+        description="keyword ranking weight; unset: 0.5 on fully embedded memories (use-e5), else 1",
+    )
     keyword_max_df: Float = Field(0.25, gt=0, le=1, description="ignore query words in more memories")
     common_word_idf: Float = Field(
         4.5, ge=0, description="jieba: Chinese words below this general-corpus IDF are no keywords (0: off)"

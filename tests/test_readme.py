@@ -60,6 +60,8 @@ def _fields(model: type[BaseModel], section: str) -> Iterator[tuple[str, str, ob
 
 
 def _shown(value: object) -> str:
+    if value is None:
+        return "(auto)"
     if isinstance(value, SecretStr):
         return "(empty)" if not value.get_secret_value() else "(set)"
     if isinstance(value, enum.Enum):

@@ -48,12 +48,6 @@ def _revived(memory: RetrievedMemory) -> RetrievedMemory:
     return replace(memory, entry=replace(entry, layer=entry.origin, origin=None), revived=True)
 
 
-def keyword_trust(terms: int, fully_trusted: int) -> float:
-    """The keyword ranking's weight for a query of ``terms`` words: 1 up to ``fully_trusted``, then
-    ``sqrt(fully_trusted / terms)`` (a query of four times as many words weighs half)."""
-    return 1.0 if terms <= fully_trusted else math.sqrt(fully_trusted / terms)
-
-
 def _dated(memory: RetrievedMemory, window: Window) -> RetrievedMemory:
     """A user's memory made in the window the query names, raised above every other time."""
     entry = memory.entry
@@ -87,14 +81,21 @@ class CandidateSearch:
         layers: the searchable layers.
         config: the ``retrieval`` section (mode, caps, quotas, fusion and tier weights, ``deep_recall``).
         keywords: the keyword index (statistics per scope).
+        two_tiers: the embedder has two tiers (:func:`memory.retrieval.ranking.keyword_weight`).
     """
 
     def __init__(
-        self, layers: dict[Layer, RagLayer], config: RetrievalConfig, keywords: keyword.KeywordIndex
+        self,
+        layers: dict[Layer, RagLayer],
+        config: RetrievalConfig,
+        keywords: keyword.KeywordIndex,
+        *,
+        two_tiers: bool = False,
     ) -> None:
         self.layers = layers
         self.config = config
         self.keywords = keywords
+        self.two_tiers = two_tiers
 
     def rank(
         self,
@@ -265,7 +266,8 @@ class CandidateSearch:
     def _fused(self, pool: _Pool, terms_count: int) -> list[ranking.Fused]:
         """The pool's dense and keyword rankings fused (score or rank fusion)."""
         config = self.config
-        weight = config.keyword_weight * keyword_trust(terms_count, config.keyword_terms)
+        trust = ranking.keyword_trust(terms_count, config.keyword_terms)
+        weight = ranking.keyword_weight(config.keyword_weight, two_tiers=False) * trust
         if config.fusion != "score":
             return ranking.fuse(
                 [m.entry.id for m in pool.dense],
@@ -275,11 +277,15 @@ class CandidateSearch:
                 keyword_weight=weight,
                 top_k=len(pool.by_id),
             )
+        # a memory still waiting for its full vector keeps the keyword weight of one tier
+        enriched = ranking.keyword_weight(config.keyword_weight, two_tiers=self.two_tiers) * trust
+        pending = {entry_id: weight for entry_id, m in pool.by_id.items() if m.entry.provisional}
         return ranking.fuse_scores(
             [(m.entry.id, m.similarity) for m in pool.dense],
             pool.hits,
             {entry_id: m.similarity for entry_id, m in pool.by_id.items()},
-            keyword_weight=weight,
+            keyword_weight=enriched,
+            keyword_weights=pending,
             scale=1.0 / (config.rrf_k + 1),
             extra=[m.entry.id for m in pool.timed],
         )

@@ -30,6 +30,7 @@ from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory
 from memory.domain.validation import check_top_k, check_user_id
 from memory.domain.when import window_of
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
+from memory.index.embeddings import tiered
 from memory.index.vector import Vector
 from memory.layers.active import ActiveLayer
 from memory.layers.decay_tick import DecayTick
@@ -115,7 +116,7 @@ class MemoryRetriever:
         self.keywords = keyword.KeywordIndex(
             db.query, config.keyword_tokenizer, config.keyword_max_df, ranker, config.common_word_idf
         )
-        self.search = CandidateSearch(layers, config, self.keywords)
+        self.search = CandidateSearch(layers, config, self.keywords, two_tiers=tiered(embeddings) is not None)
         self.floor = RelevanceFloor(embeddings, config.floor_margin)
         self.facts = ProfileSelector(fact_vectors, config.profile_chars, config.profile_budget)
         self.words = QueryWords(config, self.keywords)

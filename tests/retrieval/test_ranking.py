@@ -68,3 +68,18 @@ def test_score_fusion_keeps_every_candidate_once_best_first_within_its_scale(
         assert fused[0].score == max(f.score for f in fused) and any(
             f.id == top and f.score == fused[0].score for f in fused
         )
+
+
+def test_the_keyword_weight_follows_the_embedder_unless_set(make_manager) -> None:
+    """Beside the two-tier blend the keyword ranking weighs half; with one embedder, or when the
+    user sets it, as set (a memory first by meaning then beats one that shares an everyday word
+    with the question and nothing else)."""
+    from memory.retrieval.ranking import TWO_TIER_KEYWORD_WEIGHT, keyword_weight
+
+    assert keyword_weight(None, two_tiers=True) == TWO_TIER_KEYWORD_WEIGHT == 0.5
+    assert keyword_weight(None, two_tiers=False) == 1.0
+    assert keyword_weight(0.8, two_tiers=True) == 0.8
+    dense = [("meaning", 0.9), ("word", 0.55), ("other", 0.3)]
+    fused = fuse_scores(dense, [("word", 3.0)], dict(dense), keyword_weight=0.5, scale=1 / 61)
+    assert [f.id for f in fused] == ["meaning", "word", "other"]
+    assert make_manager().retriever.core.search.two_tiers  # the default embedder: USE + E5
