@@ -136,8 +136,19 @@ class VectorStore:
         """The stored vectors of the given ids (missing ids are absent from the result)."""
         if not ids:
             return {}
+        read = self._read(ids)
+        if read is None:  # fewer vectors than ids, unaligned: one id at a time
+            return {i: v for entry_id in ids for i, v in (self._read([entry_id]) or {}).items()}
+        return read
+
+    def _read(self, ids: Sequence[str]) -> dict[str, Vector] | None:
+        """The stored vectors of ``ids``; None when the answer holds fewer vectors than ids (a
+        Chroma server whose vector segment has not caught up with its record yet)."""
         result = self._call(lambda col: col.get(ids=list(ids), include=["embeddings"]))
-        return {i: _row(v) for i, v in zip(result["ids"], result["embeddings"], strict=True)}
+        found, rows = result["ids"], result["embeddings"]
+        if rows is None or len(rows) != len(found):
+            return None
+        return {i: _row(v) for i, v in zip(found, rows, strict=True)}
 
     def ids(self, *, scope: str | None = None) -> set[str]:
         """The ids the collection holds (of one scope, by its metadata: not for the reply path)."""
