@@ -169,7 +169,8 @@ def outdated_lines(
         return history.get(next(quoted, ""))
 
     def older(i: int) -> bool:
-        slot = replaced(lines[i], said[i]) or leaning_slot(said[i])
+        surely = replaced(lines[i], said[i])
+        slot = surely or leaning_slot(said[i])
         if slot not in current:
             return False
         if current[slot].since > made:
@@ -177,6 +178,6 @@ def outdated_lines(
         where = stated[slot]
         if where is not None:
             return i < where
-        return slot in (replaced(lines[i], said[i]), slot_of(said[i]))
+        return slot in (surely, slot_of(said[i]))
 
     return tuple(line for i, line in enumerate(lines) if older(i))

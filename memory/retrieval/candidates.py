@@ -279,7 +279,9 @@ class CandidateSearch:
             )
         # a memory still waiting for its full vector keeps the keyword weight of one tier
         enriched = ranking.keyword_weight(config.keyword_weight, two_tiers=self.two_tiers) * trust
-        pending = {entry_id: weight for entry_id, m in pool.by_id.items() if m.entry.provisional}
+        pending = (
+            {i: weight for i, m in pool.by_id.items() if m.entry.provisional} if enriched != weight else None
+        )
         return ranking.fuse_scores(
             [(m.entry.id, m.similarity) for m in pool.dense],
             pool.hits,
