@@ -21,8 +21,9 @@ import math
 from dataclasses import dataclass, replace
 
 from memory.config import RetrievalConfig, RetrievalMode
+from memory.domain.importance import said_in
 from memory.domain.types import DECAYING_LAYERS, Layer, RetrievedMemory
-from memory.domain.when import Window
+from memory.domain.when import Window, window_of
 from memory.index.vector import Vector
 from memory.layers.rag import Fetched, RagLayer
 from memory.record import keyword
@@ -31,7 +32,7 @@ from memory.retrieval.relevance import Bar
 
 IN_WINDOW = 1.0
 """Added to the score of a memory made in the time the query names (fused scores are below 0.1):
-it ranks above every memory of another time; among themselves, by relevance."""
+it ranks above every memory of another time but the better matches; among themselves, by relevance."""
 KeywordHits = dict[Layer, tuple[list[tuple[str, float]], Fetched]]
 """Each layer's keyword ranking of one query (``(entry id, bm25 score)``, best first) and its
 hits read with their vectors (the query's vector is not needed for either)."""
@@ -48,12 +49,17 @@ def _revived(memory: RetrievedMemory) -> RetrievedMemory:
     return replace(memory, entry=replace(entry, layer=entry.origin, origin=None), revived=True)
 
 
-def _dated(memory: RetrievedMemory, window: Window) -> RetrievedMemory:
-    """A user's memory made in the window the query names, raised above every other time."""
-    entry = memory.entry
-    if entry.layer in DEEP_LAYERS and window.holds(entry.created_at):
-        return replace(memory, score=memory.score + IN_WINDOW)
-    return memory
+def _dated(memories: list[RetrievedMemory], window: Window) -> list[RetrievedMemory]:
+    """A user's memories made in the window the query names, raised above every other time,
+    with those told at another time that name a time themselves ("we went to Kyoto in April",
+    said in March) and match the query better than all of them."""
+    deep = [m for m in memories if m.entry.layer in DEEP_LAYERS]
+    inside = {m.entry.id for m in deep if window.holds(m.entry.created_at)}
+    best = max((m.score for m in deep if m.entry.id in inside), default=math.inf)
+    better = (m for m in deep if m.score > best)
+    told = {m.entry.id for m in better if window_of(said_in(m.entry.content), m.entry.created_at)}
+    dated = [replace(m, score=m.score + IN_WINDOW) if m.entry.id in inside | told else m for m in memories]
+    return sorted(dated, key=lambda m: -m.score)
 
 
 def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
@@ -205,7 +211,7 @@ class CandidateSearch:
         ]
         adjusted = self._adjusted(memories, bonuses=True)
         if window is not None:  # the question names a time: what happened then comes first
-            adjusted = sorted((_dated(m, window) for m in adjusted), key=lambda m: -m.score)
+            adjusted = _dated(adjusted, window)
         found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
         for memory in adjusted:
             found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))

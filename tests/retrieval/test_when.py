@@ -84,3 +84,20 @@ def test_a_question_that_names_last_month_finds_what_happened_then(make_manager,
     assert first and "青岛" in first[0].entry.content
     first = manager.retrieve_memories("Which seaside city did I visit in August?", top_k=1).memories
     assert first and "大连" in first[0].entry.content
+
+
+def test_a_time_told_at_another_time_is_found_by_the_time_it_names(make_manager, config) -> None:
+    config.active.capacity = 1
+    manager = make_manager(config, now=lambda: datetime(2026, 4, 25, 12, 0, tzinfo=UTC))
+    told = [("We went to Kyoto in April, the cherry blossoms were unreal.", "2026-03-05"),
+            ("我去了一趟厦门，海边也很美", "2026-03-06")]  # fmt: skip
+    april = [(f"今天第{i}次想吃火锅", f"2026-04-{1 + i % 20:02d}") for i in range(30)]
+    april += [("The park near my office is so green now", "2026-04-12")]
+    at = "T10:00:00+00:00"
+    records = [{"user_input": text, "response": "哈哈", "timestamp": day + at} for text, day in told + april]
+    manager.import_interactions(records)
+    manager.flush(enrich=True)
+    first = manager.retrieve_memories("Where did I see the cherry blossoms in April?", top_k=1).memories
+    assert first and "Kyoto" in first[0].entry.content
+    shown = manager.retrieve_memories("四月份我去海边了吗？", top_k=5).memories
+    assert all("厦门" not in m.entry.content for m in shown[:1])  # names no time: April's come first
