@@ -15,9 +15,10 @@ only a quarter of the way: two kinds of evidence.
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -28,18 +29,32 @@ DENSE_SHARE = 0.5
 """A memory must rise this share of the way from the query's mean similarity to small talk to its best."""
 KEYWORD_SHARE = 0.25
 """The same share for a memory the keyword ranking also found."""
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
 
 
 @dataclass(frozen=True)
 class Bar:
-    """One query's floor: ``high`` for a dense match alone, ``low`` for one keywords also found."""
+    """One query's floor: ``high`` for a dense match alone, ``low`` for one keywords also found;
+    ``said_in`` holds a lower pair for a memory said in one language (Chinese: True)."""
 
     high: float
     low: float
+    said_in: Mapping[bool, tuple[float, float]] = field(default_factory=dict)
 
-    def passes(self, similarity: float, keyword_match: bool) -> bool:
-        """Whether a memory of this cosine similarity to the query clears the floor."""
-        return similarity >= (self.low if keyword_match else self.high)
+    def passes(self, similarity: float, keyword_match: bool, text: str = "") -> bool:
+        """Whether a memory of this cosine similarity to the query (saying ``text``) clears the
+        floor."""
+        high, low = (self.high, self.low)
+        if text:
+            high, low = self.said_in.get(in_chinese(text), (high, low))
+        return similarity >= (low if keyword_match else high)
+
+
+def in_chinese(text: str) -> bool:
+    """Whether a text is mostly Chinese (its Han characters against its Latin letters)."""
+    han = len(_HAN.findall(text))
+    return han > 0 and han >= len(_LATIN.findall(text)) / 4
 
 
 class RelevanceFloor:
@@ -56,6 +71,7 @@ class RelevanceFloor:
         self.margin = margin
         self._sentences = list(sentences) if sentences is not None else None
         self._matrix: np.ndarray | None = None
+        self._languages: np.ndarray | None = None
         self._lock = threading.Lock()
 
     def _background(self) -> np.ndarray:
@@ -69,12 +85,32 @@ class RelevanceFloor:
             return self._matrix
 
     def bar(self, vector: Sequence[float]) -> Bar:
-        """The similarities a memory must reach for ``vector``'s query (cosines, margin added)."""
+        """The similarities a memory must reach for ``vector``'s query (cosines, margin added):
+        above small talk, or above small talk in the memory's own language when that is lower
+        (a query is nearer every sentence of its own language: a fact said in the other one
+        matches it less, and so does small talk in that language)."""
         matrix = self._background()
         if not len(matrix):
             return Bar(self.margin, self.margin)
         query = np.asarray(vector, dtype=np.float32)
         similarities = matrix @ (query / (np.linalg.norm(query) or 1.0))
+        high, low = self._pair(similarities)
+        chinese = self._chinese()
+        said_in: dict[bool, tuple[float, float]] = {}
+        for language in (True, False):
+            part = similarities[chinese == language]
+            if len(part):
+                pair = self._pair(part)
+                said_in[language] = (min(high, pair[0]), min(low, pair[1]))
+        return Bar(high, low, said_in)
+
+    def _pair(self, similarities: np.ndarray) -> tuple[float, float]:
         top, mean = float(np.max(similarities)), float(np.mean(similarities))
         dense, keyword = (mean + share * (top - mean) + self.margin for share in (DENSE_SHARE, KEYWORD_SHARE))
-        return Bar(dense, keyword)
+        return dense, keyword
+
+    def _chinese(self) -> np.ndarray:
+        if self._languages is None:
+            sentences = self._sentences if self._sentences is not None else background_sentences()
+            self._languages = np.array([in_chinese(s) for s in sentences], dtype=bool)
+        return self._languages

@@ -77,6 +77,16 @@ def test_an_unrelated_query_leaves_the_slots_empty(make_manager, config) -> None
     assert "Toronto" in manager.retrieve_memories("Where does my sister live?").memories[0].entry.content
 
 
+def test_a_memory_in_the_other_language_is_held_to_small_talk_in_its_language(embeddings) -> None:
+    """A question lies nearer small talk of its own language than a fact said in the other one:
+    such a fact must beat small talk in its own language, never more than the whole background."""
+    bar = RelevanceFloor(embeddings, margin=0.05).bar(embeddings.embed_query("我是做什么工作的？"))
+    english, chinese = bar.said_in[False], bar.said_in[True]
+    assert english[0] < chinese[0] <= bar.high and english[1] <= bar.low
+    assert bar.passes(english[0], False, "I work as a nurse at the city hospital")
+    assert not bar.passes(english[0], False, "我在医院当护士")
+
+
 def test_without_the_floor_every_slot_is_filled(make_manager, config) -> None:
     manager = _manager(make_manager, config)  # the default: off
     told(manager, [*FACTS, *CATS, "结束"])
