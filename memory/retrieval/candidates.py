@@ -65,8 +65,9 @@ def _dated(memories: list[RetrievedMemory], window: Window) -> list[RetrievedMem
 def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
     matched = memory.keyword_rank is not None
     # similarity 0.0 is a keyword hit not embedded yet (an index backlog): keywords vouch for it
-    said = said_in(memory.entry.content)
-    if bar is None or bar.passes(memory.similarity, matched, said) or (matched and memory.similarity == 0.0):
+    if bar is None or (matched and memory.similarity == 0.0):
+        return memory
+    if bar.passes(memory.similarity, matched, said_in(memory.entry.content)):
         return memory
     return replace(memory, below_floor=True)
 
