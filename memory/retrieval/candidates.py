@@ -32,7 +32,7 @@ from memory.retrieval.relevance import Bar
 
 IN_WINDOW = 1.0
 """Added to the score of a memory made in the time the query names (fused scores are below 0.1):
-it ranks above every memory of another time but the better matches; among themselves, by relevance."""
+it ranks above every other (see :func:`_dated`); among themselves, by relevance."""
 KeywordHits = dict[Layer, tuple[list[tuple[str, float]], Fetched]]
 """Each layer's keyword ranking of one query (``(entry id, bm25 score)``, best first) and its
 hits read with their vectors (the query's vector is not needed for either)."""
@@ -67,9 +67,8 @@ def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
     # similarity 0.0 is a keyword hit not embedded yet (an index backlog): keywords vouch for it
     if bar is None or (matched and memory.similarity == 0.0):
         return memory
-    if bar.passes(memory.similarity, matched, said_in(memory.entry.content)):
-        return memory
-    return replace(memory, below_floor=True)
+    passes = bar.passes(memory.similarity, matched, said_in(memory.entry.content))
+    return memory if passes else replace(memory, below_floor=True)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ slot empty keeps noise and tokens out of the prompt. A question that names somet
 ("what am I allergic to?") lies far from small talk, so its bar is low.
 
 A memory the keyword ranking also found (it shares a word the user's memories rarely hold) needs
-only a quarter of the way: two kinds of evidence.
+only a quarter of the way: two kinds of evidence. A memory said in the query's other language is
+measured against the small talk of its own language where that bar is lower: across languages
+every similarity is lower, small talk's too.
 """
 
 from __future__ import annotations
