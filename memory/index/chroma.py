@@ -141,8 +141,12 @@ class ChromaBackend:
 
         def call() -> _T:
             self.disk.refuse_while_full()  # another call may have failed on a full disk meanwhile
-            self._reopen_if_broken()
-            return operation()
+            try:
+                self._reopen_if_broken()
+                return operation()
+            except Exception as exc:  # marked here, at once: no other call starts on a full disk
+                self._failed_in_backend(exc)
+                raise
 
         try:
             result = self.deadline.run(call)
@@ -153,17 +157,19 @@ class ChromaBackend:
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call timed out: {exc}") from exc
         except Exception as exc:
-            # an embedded client that failed (a full disk: "Error in compaction") may hang in its
-            # next write while holding the interpreter lock, every thread with it; a new one does not
-            bad_input = isinstance(exc, ValueError | LookupError | TypeError)
-            if self.config.mode == StoreMode.PERSISTENT and not bad_input:
-                self._stale = "failed"
-                self.disk.call_failed()
             self.breaker.record_failure(exc)
             raise StoreUnavailableError(f"vector store call failed: {exc}") from exc
         self.disk.call_succeeded(failures)
         self.breaker.record_success()
         return result
+
+    def _failed_in_backend(self, exc: Exception) -> None:
+        """A failed embedded client (a full disk) may hang in its next write, holding the GIL."""
+        if isinstance(exc, ValueError | LookupError | TypeError | StoreUnavailableError):
+            return  # bad input, or a folder that vanished: the client is not at fault
+        if self.config.mode == StoreMode.PERSISTENT:
+            self._stale = "failed"
+            self.disk.call_failed()
 
     def _reopen_if_broken(self) -> None:
         """Reopen the client after a call hung or failed, or when the embedded folder was deleted.
