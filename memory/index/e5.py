@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
+from memory.domain.language import chinese_share, in_chinese
 from memory.index.cores import cores
 from memory.index.e5_engines import MAX_E5_ENGINES, EnginePool, compute_background, load_background
 from memory.index.use import UniversalSentenceEncoderEmbeddings
@@ -43,14 +44,6 @@ texts (630 tokens: 1.2 s); MADial's dialogue queries score the same with 256 as 
 characters (128 loses 3 points of R@7)."""
 
 
-def chinese_share(text: str) -> float:
-    """The share of a text's letters that are Chinese characters (one half when it has none)."""
-    letters = [char for char in text if char.isalpha()]
-    if not letters:
-        return 0.5
-    return sum("\u4e00" <= char <= "\u9fff" for char in letters) / len(letters)
-
-
 class LanguageMeans:
     """The mean E5 vector of the Chinese and of the other background sentences; a text's mean
     is the two in the proportion of its Chinese letters (:func:`chinese_share`)."""
@@ -58,7 +51,7 @@ class LanguageMeans:
     def __init__(self, vectors: np.ndarray, sentences: Sequence[str]) -> None:
         import numpy as np
 
-        chinese = np.array([chinese_share(s) > 0.5 for s in sentences])
+        chinese = np.array([in_chinese(s) for s in sentences])
         self.chinese = vectors[chinese].mean(axis=0)
         self.other = vectors[~chinese].mean(axis=0)
 

@@ -57,8 +57,8 @@ def _dated(memories: list[RetrievedMemory], window: Window) -> list[RetrievedMem
     inside = {m.entry.id for m in deep if window.holds(m.entry.created_at)}
     best = max((m.score for m in deep if m.entry.id in inside), default=math.inf)
     better = (m for m in deep if m.score > best)
-    told = {m.entry.id for m in better if window_of(said_in(m.entry.content), m.entry.created_at)}
-    dated = [replace(m, score=m.score + IN_WINDOW) if m.entry.id in inside | told else m for m in memories]
+    raised = inside | {m.entry.id for m in better if window_of(said_in(m.entry.content), m.entry.created_at)}
+    dated = [replace(m, score=m.score + IN_WINDOW) if m.entry.id in raised else m for m in memories]
     return sorted(dated, key=lambda m: -m.score)
 
 

@@ -17,7 +17,6 @@ every similarity is lower, small talk's too.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,14 +24,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from memory.domain.language import in_chinese
 from memory.samples import background_sentences
 
 DENSE_SHARE = 0.5
 """A memory must rise this share of the way from the query's mean similarity to small talk to its best."""
 KEYWORD_SHARE = 0.25
 """The same share for a memory the keyword ranking also found."""
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
 
 
 @dataclass(frozen=True)
@@ -51,12 +49,6 @@ class Bar:
         if text:
             high, low = self.said_in.get(in_chinese(text), (high, low))
         return similarity >= (low if keyword_match else high)
-
-
-def in_chinese(text: str) -> bool:
-    """Whether a text is mostly Chinese (its Han characters against its Latin letters)."""
-    han = len(_HAN.findall(text))
-    return han > 0 and han >= len(_LATIN.findall(text)) / 4
 
 
 class RelevanceFloor:
