@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 import re
 
+from memory.domain.sentences import is_question
+
 Rule = tuple[float, re.Pattern[str]]
 
 
@@ -79,9 +81,6 @@ SMALL_TALK = re.compile(
     r"sure|cool|nice|wow|hmm+|yeah|yep|nope|\s)+$",
     re.IGNORECASE,
 )
-QUESTION = re.compile(
-    r"[?？]\s*$|^(?:what|who|where|when|why|how|do|does|did|is|are|can)\b|吗[?？]?\s*$|什么|哪"
-)
 BASE = 0.15
 """The importance of a line that matches nothing."""
 
@@ -93,7 +92,7 @@ def importance(text: str) -> float:
         return 0.05
     matched = [weight for weight, pattern in RULES if pattern.search(line)]
     score = 1.0 - math.prod(1.0 - w for w in matched) if matched else BASE
-    if QUESTION.search(line) and not re.search(r"我(?:是|叫|住|有|养|对)|\bi (?:am|have|live)\b", line, re.I):
+    if is_question(line) and not re.search(r"我(?:是|叫|住|有|养|对)|\bi (?:am|have|live)\b", line, re.I):
         score *= 0.6  # asking is not telling
     return max(0.0, min(1.0, max(score, BASE if matched else 0.0)))
 

@@ -22,14 +22,10 @@ from datetime import datetime
 
 from memory.domain import slot_model
 from memory.domain.importance import said_in
+from memory.domain.sentences import is_question
 from memory.domain.slot_corpus import SLOTS
 from memory.domain.types import Layer, ProfileFact, RetrievedMemory
 
-_QUESTION = re.compile(
-    r"[?？]|[吗呢嘛]\s*[。！!～~]*\s*$|什么|哪|谁|多少|怎么|"
-    r"^(what|where|which|who|when|how|do|does|did|is|are|am|can|could|would|should)\b",
-    re.IGNORECASE,
-)
 SAID = "said"
 """The source of a profile fact set by what the user said."""
 SLOT_THRESHOLD = 0.6
@@ -46,11 +42,6 @@ MIN_QUOTE_CHARS = 4
 """Least length of a summary line's statement for it to count as part of a longer stored value."""
 MAX_VALUE_CHARS = 200
 """A statement longer than this is kept as a profile value cut to its first sentence or this."""
-
-
-def is_question(text: str) -> bool:
-    """Whether a text asks rather than tells (it then sets no slot)."""
-    return bool(_QUESTION.search(text.strip()))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers.store import fill
 from memory import Layer, MemoryConfig
 from memory.domain.importance import importance
+from memory.domain.slots import slot_of
 from memory.layers.decay_rules import (
     boost_significance,
     decay_significance,
@@ -107,6 +109,22 @@ def test_a_stated_fact_outweighs_small_talk_in_both_languages() -> None:
     ]
     chatter = ["哈哈哈", "今天天气不错", "lol that's funny", "Good morning"]
     assert min(importance(t) for t in facts) > max(importance(t) for t in chatter)
+
+
+@pytest.mark.parametrize(
+    ("told", "asked"),
+    [
+        ("我对花生过敏", "谁对花生过敏"),
+        ("我家有三只猫", "你家有多少只猫"),
+        ("我在杭州工作", "你在杭州怎么工作"),
+        ("I work at a bakery near the station", "Why do you work at a bakery near the station"),
+    ],
+)
+def test_asking_weighs_less_than_telling_in_both_languages(told: str, asked: str) -> None:
+    """The importance scorer and the slot classifier share one question test: a question without
+    a question mark, or capitalised, is one too."""
+    assert importance(asked) <= 0.6 * importance(told)
+    assert slot_of(asked) is None
 
 
 def test_an_important_memory_starts_more_significant(make_manager) -> None:
