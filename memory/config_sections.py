@@ -200,7 +200,7 @@ class StoreConfig(Section):
     )
     sqlite_synchronous: str = Field("NORMAL", pattern="(?i)^(normal|full|extra)$", description="SQLite sync")
     hnsw_ef_search: Int = Field(200, ge=2, le=100_000, description="HNSW search breadth")
-    hnsw_ef_construction: Int = Field(200, ge=2, description="HNSW build breadth")
+    hnsw_ef_construction: Int = Field(100, ge=2, description="HNSW build breadth")
     hnsw_max_neighbors: Int = Field(32, ge=2, description="HNSW links per node")
     hnsw_sync_threshold: Int = Field(
         200,
