@@ -68,28 +68,29 @@ class RelevanceFloor:
         self._languages: np.ndarray | None = None
         self._lock = threading.Lock()
 
-    def _background(self) -> np.ndarray:
-        if self._matrix is not None:
-            return self._matrix
+    def _background(self) -> tuple[np.ndarray, np.ndarray]:
+        """The background's unit vectors and, per sentence, whether it is Chinese (made once)."""
+        if self._matrix is not None and self._languages is not None:
+            return self._matrix, self._languages
         with self._lock:
-            if self._matrix is None:
+            if self._matrix is None or self._languages is None:
                 sentences = self._sentences if self._sentences is not None else background_sentences()
                 matrix = np.asarray(self.embeddings.embed_documents(sentences), dtype=np.float32)
+                self._languages = np.array([in_chinese(s) for s in sentences], dtype=bool)
                 self._matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-            return self._matrix
+            return self._matrix, self._languages
 
     def bar(self, vector: Sequence[float]) -> Bar:
         """The similarities a memory must reach for ``vector``'s query (cosines, margin added):
         above small talk, or above small talk in the memory's own language when that is lower
         (a query is nearer every sentence of its own language: a fact said in the other one
         matches it less, and so does small talk in that language)."""
-        matrix = self._background()
+        matrix, chinese = self._background()
         if not len(matrix):
             return Bar(self.margin, self.margin)
         query = np.asarray(vector, dtype=np.float32)
         similarities = matrix @ (query / (np.linalg.norm(query) or 1.0))
         high, low = self._pair(similarities)
-        chinese = self._chinese()
         said_in: dict[bool, tuple[float, float]] = {}
         for language in (True, False):
             part = similarities[chinese == language]
@@ -102,9 +103,3 @@ class RelevanceFloor:
         top, mean = float(np.max(similarities)), float(np.mean(similarities))
         dense, keyword = (mean + share * (top - mean) + self.margin for share in (DENSE_SHARE, KEYWORD_SHARE))
         return dense, keyword
-
-    def _chinese(self) -> np.ndarray:
-        if self._languages is None:
-            sentences = self._sentences if self._sentences is not None else background_sentences()
-            self._languages = np.array([in_chinese(s) for s in sentences], dtype=bool)
-        return self._languages
