@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memory.config import RetrievalMode
+from memory.domain.importance import said_in
 from memory.domain.types import Layer, RetrievedMemory
 
 
@@ -166,6 +167,35 @@ def depth_of(
     if mode == RetrievalMode.HYBRID:
         return min(top_k, int(caps.get(layer.value, top_k)))
     return top_k
+
+
+def _said_key(rendered: str) -> str:
+    """What the user said in an interaction, case folded, letters and digits only."""
+    return "".join(ch for ch in said_in(rendered).casefold() if ch.isalnum())
+
+
+def distinct(
+    found: Mapping[Layer, Sequence[RetrievedMemory]], shown: Sequence[str] = ()
+) -> dict[Layer, list[RetrievedMemory]]:
+    """The candidates with one interaction per thing the user said: of the interactions whose
+    user turn says the same (letters and digits, case folded), only the best scored stays, and
+    none whose user turn is one of ``shown`` (the active window's interactions). A line said
+    again and again ("周末你一般做什么呀？") takes one slot, not the whole budget."""
+    seen = {key for key in map(_said_key, shown) if key}
+    kept: dict[Layer, list[RetrievedMemory]] = {}
+    for layer, memories in found.items():
+        if layer != Layer.TEMPORARY:
+            kept[layer] = list(memories)
+            continue
+        kept[layer] = []
+        for memory in sorted(memories, key=lambda m: m.score, reverse=True):
+            key = _said_key(memory.entry.content)
+            if key in seen:
+                continue
+            if key:
+                seen.add(key)
+            kept[layer].append(memory)
+    return kept
 
 
 def select(

@@ -162,7 +162,7 @@ class MemoryRetriever:
         self._catch_up()
         active = self._active_window(user_id)
         known = self._profile(user_id)
-        found = self._search(parsed, embedding, user_id, limit, now, floor)
+        found = self._search(parsed, embedding, user_id, limit, now, floor, [e.content for e in active])
         facts = self._shown_facts(known, found.vector, set(found.keywords))
         replaced = self._replaced(user_id, found.memories) if known else []
         memories = slots.mark_superseded(found.memories, known, replaced)
@@ -192,6 +192,7 @@ class MemoryRetriever:
         limit: int | None,
         now: datetime,
         floor: bool,
+        shown: list[str],
     ) -> _Searched:
         """The keyword and dense rankings, the floor and the selection; a failure of the store or
         the model gives no memories (``degraded``), never an exception."""
@@ -206,8 +207,19 @@ class MemoryRetriever:
             searched.vector = vector = embedding.result()  # as memories are embedded
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             searched.bar = bar = self.floor.bar(vector) if floored else None
-            found = self.search.rank(
-                vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits
+            found = ranking.distinct(
+                self.search.rank(
+                    vector,
+                    terms,
+                    user_id,
+                    tick,
+                    limit,
+                    bar,
+                    bridged=bridged,
+                    window=window,
+                    keyword_hits=hits,
+                ),
+                shown,
             )
         except Exception as exc:
             self._report_degraded(exc)

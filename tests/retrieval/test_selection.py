@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from helpers.store import fill
 from memory import InputTypeError, InvalidInputError, Layer, MemoryManager
+from memory.domain.importance import said_in
 from memory.retrieval.relevance import Bar, RelevanceFloor
 
 FACTS = [
@@ -85,6 +86,29 @@ def test_a_memory_in_the_other_language_is_held_to_small_talk_in_its_language(em
     assert english[0] < chinese[0] <= bar.high and english[1] <= bar.low
     assert bar.passes(english[0], False, "I work as a nurse at the city hospital")
     assert not bar.passes(english[0], False, "我在医院当护士")
+
+
+def test_a_line_said_again_and_again_takes_one_slot(make_manager, config) -> None:
+    """A user asks the same small talk day after day (in two languages): its copies neither crowd
+    out the one statement the question is about nor repeat what the active window shows."""
+    manager = _manager(make_manager, config, top_k=3)
+    manager.record_interaction_sync("I go rock climbing every Saturday morning", "好厉害！")
+    for reply in [
+        "我也想试试看～",
+        "哈哈，好有意思～",
+        "下次也带上我吧！",
+        "要照顾好自己哦～",
+        "诶——真的吗？",
+    ]:
+        manager.record_interaction_sync("周末你一般做什么呀？", reply)
+        manager.record_interaction_sync("What do you usually do on weekends?", reply)
+    manager.record_interaction_sync("周末你一般做什么呀？", "唱歌！")  # the active window's one
+    manager.flush()
+    result = manager.retrieve_memories("我周末一般做什么运动？")
+    said = [said_in(m.entry.content) for m in result.memories if m.entry.layer == Layer.TEMPORARY]
+    assert any("rock climbing" in line for line in said), said
+    assert "周末你一般做什么呀？" not in said
+    assert said.count("What do you usually do on weekends?") <= 1
 
 
 def test_without_the_floor_every_slot_is_filled(make_manager, config) -> None:
