@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memory.domain.sentences import sentences
+from memory.domain.sentences import is_question, sentences
 from memory.index.scoped import unit_matrix
 from memory.index.vector import Vector
 
@@ -29,13 +29,17 @@ R@17: 71.6 at 1.0 (summaries took 230 of the slots), 73.3 at 0.85 and at 0.7, 73
 sentence vectors; the retention bench's tune half: 88 % at @1000 at 1.0 and 0.85, 87 % without."""
 MIN_LINE_CHARS = 4
 """Shorter sentences get no vector of their own."""
+LINES_RULE = "2"
+"""Which rule :func:`lines_of` follows (2: a sentence that asks gets no vector); a record whose
+sentence vectors an earlier rule made has its summaries indexed again once."""
 
 
 def lines_of(text: str) -> list[str]:
-    """The sentences of a summary that get a vector (none for a summary of one sentence: its own
-    vector is that sentence's)."""
+    """The sentences of a summary that get a vector: none in a summary of one sentence (its own
+    vector is that sentence's), and none that asks (a question the user put to the persona tells
+    nothing about the user, yet matched every question on its topic)."""
     found = [s for s in sentences(text) if len(s) >= MIN_LINE_CHARS]
-    return found if len(found) > 1 else []
+    return [s for s in found if not is_question(s)] if len(found) > 1 else []
 
 
 def pack(vectors: Sequence[Vector]) -> bytes:

@@ -207,20 +207,10 @@ class MemoryRetriever:
             searched.vector = vector = embedding.result()  # as memories are embedded
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             searched.bar = bar = self.floor.bar(vector) if floored else None
-            found = ranking.distinct(
-                self.search.rank(
-                    vector,
-                    terms,
-                    user_id,
-                    tick,
-                    limit,
-                    bar,
-                    bridged=bridged,
-                    window=window,
-                    keyword_hits=hits,
-                ),
-                shown,
+            found = self.search.rank(
+                vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits
             )
+            found = ranking.distinct(found, shown)
         except Exception as exc:
             self._report_degraded(exc)
             searched.degraded = True

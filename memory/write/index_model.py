@@ -12,6 +12,7 @@ from collections.abc import Collection
 from memory.domain.types import IndexState
 from memory.errors import ReadOnlyStoreError, StoreUnavailableError
 from memory.layers.rag import RagLayer
+from memory.layers.summary_lines import LINES_RULE
 from memory.record.db import Database
 
 logger = logging.getLogger(__name__)
@@ -49,16 +50,17 @@ def adopt_index(db: Database, layers: Collection[RagLayer], name: str) -> bool:
 
 
 LINES_KEY = "index_line_vectors"
-"""The ``meta`` row saying the layers scored by their sentences have had them made."""
+"""The ``meta`` row saying which rule made the sentence vectors of the layers scored by them."""
 
 
 def adopt_line_vectors(db: Database, layers: Collection[RagLayer]) -> bool:
     """Index the entries of the layers scored by their sentences once more (few: summaries) in a
-    record made before sentences had vectors, so that they get them. Returns whether it did."""
-    if db.read_only or db.get_meta(LINES_KEY) is not None:
+    record whose sentence vectors an earlier rule made, or none, so that they get this rule's.
+    Returns whether it did."""
+    if db.read_only or db.get_meta(LINES_KEY) == LINES_RULE:
         return False
     redo = [layer for layer in layers if layer.scored_by_lines]
     for layer in redo:
         layer.table.set_index_state(layer.layer, None, IndexState.PENDING)
-    db.set_meta(LINES_KEY, "1")
+    db.set_meta(LINES_KEY, LINES_RULE)
     return bool(redo)

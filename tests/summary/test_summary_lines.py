@@ -80,3 +80,54 @@ async def test_summaries_of_an_older_record_get_sentence_vectors(make_manager, c
     with make_manager(config) as manager:
         manager.flush(enrich=True)
         assert sql_count(manager, "SELECT COUNT(*) FROM entries WHERE line_vectors IS NOT NULL") == 1
+
+
+@pytest.mark.sqlite_only
+async def test_sentence_vectors_an_earlier_rule_made_are_made_again(make_manager, config) -> None:
+    """A record whose summaries got a vector for every sentence, their questions too, gets them
+    again under today's rule, once."""
+    summary = "用户：What sport do you do at weekends?\n用户：今天地铁好挤。\n用户：晚饭吃了面条。"
+    config.active.capacity = 2
+    with make_manager(config, summary_model=FakeListChatModel(responses=[summary])) as manager:
+        fill(manager, ["今天的第一句", "今天的第二句"])
+        await manager.run_summary_now()
+        manager.flush(enrich=True)
+    path = Path(config.data_dir) / "karin.sqlite3"
+    query = "SELECT length(line_vectors) FROM entries WHERE line_vectors IS NOT NULL"
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:  # a third row, as the earlier rule made
+        (made,) = conn.execute(query).fetchone()
+        conn.execute(
+            "UPDATE entries SET line_vectors = line_vectors || substr(line_vectors, 1, ?)", (made // 2,)
+        )
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'index_line_vectors'")
+
+    with make_manager(config) as manager:
+        manager.flush(enrich=True)
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        assert conn.execute(query).fetchone() == (made,)
+
+
+async def test_a_question_the_user_asked_does_not_make_a_summary_an_answer(make_manager, config) -> None:
+    """A summary's line that asks ("What sport do you do at weekends?") tells nothing about the
+    user: the summary that says what the user does comes first (the question asked in Chinese,
+    the summary's question in English: its meaning, not a keyword, matches it)."""
+    told = (
+        "用户：上个月搬了新家。\n用户：周末我一般去攀岩，已经玩了两年。\n"
+        "用户：最近在追一部悬疑剧。\n用户：同事送了我一盆绿萝。"
+    )
+    asked = (
+        "用户：What sport do you do at weekends?\n用户：今天地铁好挤。\n用户：晚饭吃了面条。\n"
+        "用户：楼下新开了一家面包店。\n用户：最近睡得比较晚。"
+    )
+    config.active.capacity = 2
+    config.retrieval.caps = {"summary": 1, "static": 0}
+    for round_, summary in enumerate([told, asked]):  # a model that always writes this summary
+        with make_manager(config, summary_model=FakeListChatModel(responses=[summary])) as manager:
+            fill(manager, [f"第{round_}轮的第一句", f"第{round_}轮的第二句"])
+            assert await manager.run_summary_now() == 1
+            manager.flush(enrich=True)
+
+    with make_manager(config) as manager:
+        found = manager.retrieve_memories("我周末有什么运动爱好？").memories
+    summaries = [m.entry.content for m in found if m.entry.layer == Layer.SUMMARY]
+    assert summaries and "攀岩" in summaries[0], summaries
