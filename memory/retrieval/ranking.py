@@ -180,7 +180,8 @@ def distinct(
     """The candidates with one interaction per thing the user said: of the interactions whose
     user turn says the same (letters and digits, case folded), only the best scored stays, and
     none whose user turn is one of ``shown`` (the active window's interactions). A line said
-    again and again ("周末你一般做什么呀？") takes one slot, not the whole budget."""
+    again and again ("周末你一般做什么呀？") takes one slot, not the whole budget. What was
+    remembered or stored on purpose (an entry with a ``source``) is never left out."""
     seen = {key for key in map(_said_key, shown) if key}
     kept: dict[Layer, list[RetrievedMemory]] = {}
     for layer, memories in found.items():
@@ -189,7 +190,7 @@ def distinct(
             continue
         kept[layer] = []
         for memory in sorted(memories, key=lambda m: m.score, reverse=True):
-            key = _said_key(memory.entry.content)
+            key = _said_key(memory.entry.content) if memory.entry.source is None else ""
             if key in seen:
                 continue
             if key:

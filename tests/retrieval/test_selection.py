@@ -111,6 +111,15 @@ def test_a_line_said_again_and_again_takes_one_slot(make_manager, config) -> Non
     assert said.count("What do you usually do on weekends?") <= 1
 
 
+def test_notes_remembered_on_purpose_are_never_taken_for_repeats(make_manager, config) -> None:
+    manager = _manager(make_manager, config)
+    manager.remember("Meeting notes\nTuesday: the budget review moved to May")
+    manager.remember("Meeting notes\nFriday: we hire two designers")
+    manager.flush()
+    found = " ".join(m.entry.content for m in manager.retrieve_memories("meeting notes").memories)
+    assert "budget review" in found and "designers" in found
+
+
 def test_without_the_floor_every_slot_is_filled(make_manager, config) -> None:
     manager = _manager(make_manager, config)  # the default: off
     told(manager, [*FACTS, *CATS, "结束"])
