@@ -141,9 +141,9 @@ class MemoryRetriever:
 
         Steps: validate -> bounded index catch-up -> active window -> embed the query once (a
         dialogue: its turns in one call, :mod:`memory.domain.dialogue`) -> dense and keyword
-        rankings (:mod:`memory.retrieval.candidates`) -> relevance floor -> selection
-        (:mod:`memory.retrieval.ranking`) -> prompt text -> decay tick. Store or model failures
-        degrade to no RAG memories, never an exception.
+        rankings (:mod:`memory.retrieval.candidates`) -> relevance floor -> one candidate per
+        repeated line -> selection (:mod:`memory.retrieval.ranking`) -> prompt text -> decay
+        tick. Store or model failures degrade to no RAG memories, never an exception.
 
         Args:
             query: a text, or the recent dialogue as a list of turns, oldest first.
