@@ -98,6 +98,15 @@ async def _load(base: str, clients: int, calls: int, prefix: str, every: float =
     return out
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time a process has used so far (user + system), where ``/proc`` tells it."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _drained(base: str, limit: float = 600.0) -> tuple[int, float]:
     """The enrichment backlog now, and the seconds until the server has worked it off."""
 
@@ -136,7 +145,9 @@ def run(
                 except httpx.TransportError:
                     time.sleep(0.1)
             one = asyncio.run(_load(base, 1, baseline_calls, "one"))
+            cpu_before, clients_before = _cpu_seconds(server.pid), time.process_time()
             many = asyncio.run(_load(base, clients, calls, "u"))
+            cpu_after, clients_cpu = _cpu_seconds(server.pid), time.process_time() - clients_before
             backlog, drain = _drained(base)
             paced = asyncio.run(_load(base, clients, paced_turns, "p", every=clients / PACED_RATE))
         finally:
@@ -157,6 +168,8 @@ def run(
             "backlog_at_end": backlog,
             "drain_seconds": drain,
             "load_seconds": many["seconds"],
+            "server_cpu": None if cpu_before is None or cpu_after is None else cpu_after - cpu_before,
+            "clients_cpu": clients_cpu,
             "acked": len(many["acked"]) + len(paced["acked"]),
             "expected": clients * (calls + paced_turns),
             "errors": len(one["errors"]) + len(many["errors"]) + len(paced["errors"]),
@@ -194,6 +207,13 @@ def render(results: dict[str, Any]) -> Table:
         f"p95 {results['paced']['retrieve']['p95']:.0f} ms (target 150); index backlog after shutdown "
         f"{results['pending_index_after_shutdown']}."
     )
+    if results["server_cpu"] is not None:
+        seconds, turns_made = results["load_seconds"], results["clients"] * results["calls"]
+        table.caption += (
+            f" Under the load the server used {results['server_cpu'] / seconds:.2f} cores "
+            f"({1000 * results['server_cpu'] / turns_made:.1f} ms of CPU a turn), "
+            f"the clients {results['clients_cpu'] / seconds:.2f}."
+        )
     return table
 
 

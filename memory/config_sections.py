@@ -117,7 +117,9 @@ class RetrievalConfig(Section):
     )
     keyword_tokenizer: str = Field("jieba", pattern="^(jieba|trigram)$", description="jieba or trigram")
     candidate_multiplier: Int = Field(4, ge=1, description="candidates per ranking = depth * this")
-    catch_up_seconds: Float = Field(0.05, ge=0, description="index backlog a retrieval may work off")
+    catch_up_seconds: Float = Field(
+        0.0, ge=0, description="index backlog a retrieval stores itself (0: it scores its scope's newest)"
+    )
     deep_recall: Bool = Field(True, description="search the cold tier beside the hot one")
     cold_weight: Float = Field(1.0, ge=0, le=1, description="score factor of a cold memory")
     recency_weight: Float = Field(0.25, ge=0, description="bonus of newer candidates (hybrid)")

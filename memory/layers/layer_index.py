@@ -8,6 +8,8 @@ enrichment (:meth:`~LayerIndex.prepare_enrichment`, :meth:`~LayerIndex.store_enr
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -22,6 +24,9 @@ from memory.record.entries import EntryTable
 EMBED_MAX_CHARS = 2000
 """Characters of a memory embedded (the keyword index still reads all of it): the embedder reads
 a few hundred words at most, a longer text costs memory, not meaning."""
+KEPT_FOR_WORKER = 4096
+"""First vectors a retrieval computed for memories not yet indexed, kept (the newest) until the
+worker stores them instead of embedding them again."""
 
 
 @dataclass(frozen=True)
@@ -64,12 +69,52 @@ class LayerIndex:
         """The embedder's two tiers, if it has them."""
         self.on_indexed: Callable[[list[MemoryEntry], Sequence[Vector]], None] | None = None
         """Called with each batch indexed and its vectors (after their index state is stored)."""
+        self._computed: OrderedDict[str, tuple[str, list[float]]] = OrderedDict()
+        """Entry id -> (the text embedded, its first vector): :meth:`vectors_now`."""
+        self._computed_lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """The vectors a memory is first indexed with: the cheap tier when there are two."""
         if self.tiers is not None:
             return self.tiers.embed_cheap(texts)
         return self.stores.embeddings.embed_documents(texts)
+
+    def vectors_now(self, entries: Sequence[MemoryEntry]) -> dict[str, list[float]]:
+        """The first vectors of entries not yet indexed, computed now (a retrieval finds a
+        memory before the worker stores it) and kept for the worker."""
+        texts = {e.id: e.index_text[:EMBED_MAX_CHARS] for e in entries}
+        with self._computed_lock:
+            known = {i: self._computed[i][1] for i in texts if self._computed.get(i, ("",))[0] == texts[i]}
+        missing = [i for i in texts if i not in known]
+        if missing:
+            made = dict(zip(missing, self.embed([texts[i] for i in missing]), strict=True))
+            with self._computed_lock:
+                self._computed.update((i, (texts[i], vector)) for i, vector in made.items())
+                while len(self._computed) > KEPT_FOR_WORKER:
+                    self._computed.popitem(last=False)
+            known.update(made)
+        return known
+
+    def _first_vectors(self, batch: Sequence[MemoryEntry]) -> list[list[float]]:
+        """The vectors a batch is first indexed with: those a retrieval computed, the rest now."""
+        texts = [e.index_text[:EMBED_MAX_CHARS] for e in batch]
+        with self._computed_lock:
+            kept = [self._computed.pop(e.id, None) for e in batch]
+        vectors = [
+            k[1] if k is not None and k[0] == text else None for k, text in zip(kept, texts, strict=True)
+        ]
+        missing = [i for i, vector in enumerate(vectors) if vector is None]
+        for i, vector in zip(
+            missing, self.embed([texts[i] for i in missing]) if missing else [], strict=True
+        ):
+            vectors[i] = vector
+        return [vector for vector in vectors if vector is not None]
+
+    def forget_computed(self, ids: Collection[str]) -> None:
+        """Drop the vectors computed for ``ids`` (erased before the worker stored them)."""
+        with self._computed_lock:
+            for entry_id in ids:
+                self._computed.pop(entry_id, None)
 
     def index_pending(self, limit: int = 2000, *, once: bool = False) -> int:
         """Embed live entries not yet in the vector index; returns how many were indexed.
@@ -83,7 +128,7 @@ class LayerIndex:
             batch = self.table.pending_index(self.layer, limit)
             if not batch:
                 return total
-            embedded = self.embed([e.index_text[:EMBED_MAX_CHARS] for e in batch])
+            embedded = self._first_vectors(batch)
             self._index_batch(batch, embedded)
             if self.lines and self.tiers is None:  # one tier: these are the full vectors
                 self.table.store_line_vectors(self._line_vectors(batch, self.embed))
@@ -217,6 +262,7 @@ class LayerIndex:
 
     def erase_vectors(self, scope: str, ids: Sequence[str]) -> None:
         """Remove a scope's vectors: its ids from the pooled collection, or its own collection."""
+        self.forget_computed(ids)
         if self.stores.pooled(scope):
             self.stores.by_name(self.stores.base_name).delete(list(ids))
         else:

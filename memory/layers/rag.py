@@ -16,7 +16,7 @@ from memory.index.scoped import POOL_LIMIT, ScopedStores, nearest
 from memory.index.vector import Vector
 from memory.index.vectors import StoreHit
 from memory.layers.decay_rules import significance_at
-from memory.layers.layer_index import EMBED_MAX_CHARS, LayerIndex
+from memory.layers.layer_index import LayerIndex
 from memory.layers.summary_lines import LINE_SCORED, LINE_WEIGHT, best_lines
 from memory.record import keyword
 from memory.record.entries import EntryTable
@@ -25,6 +25,8 @@ WINDOW_SCANNED = 500
 """Entries of a time window a retrieval compares at most (the newest of the window)."""
 PENDING_EMBEDDED = 4
 """Keyword hits not yet in the vector index that a retrieval embeds itself (the best ranked)."""
+UNINDEXED_SCORED = 16
+"""A scope's newest memories not yet in the vector index that a dense search scores itself."""
 
 
 @dataclass(frozen=True)
@@ -92,10 +94,29 @@ class RagLayer:
         hits = self._nearest(vector, depth, scope_of(user_id))
         if self.scored_by_lines and not self.shared:
             hits = self._with_lines(vector, depth, scope_of(user_id), hits)
+        unindexed = self._unindexed(vector, depth, user_id, {h.id for h in hits})
+        hits = [*hits, *unindexed]
         # SQLite is the truth: it says whether a vector's entry is hot here or cold (forgotten
         # from here: deep recall); an id SQLite does not hold is skipped
         by_id = {e.id: e for e in self.table.by_ids(None, [h.id for h in hits]) if self.accepts(e)}
-        return [self._found(by_id[h.id], h.similarity, tick) for h in hits if h.id in by_id]
+        fresh = {h.id for h in unindexed}
+        return [
+            self._found(by_id[h.id], h.similarity, tick, provisional=h.id in fresh)
+            for h in hits
+            if h.id in by_id
+        ]
+
+    def _unindexed(self, vector: Vector, depth: int, user_id: str | None, found: set[str]) -> list[StoreHit]:
+        """The scope's newest memories the worker has not stored in the index yet, scored by
+        vectors computed here (:meth:`LayerIndex.vectors_now`): searchable once recorded."""
+        waiting = [
+            e
+            for e in self.table.unindexed(self.layer, self._scope(user_id), UNINDEXED_SCORED)
+            if e.id not in found
+        ]
+        if not waiting:
+            return []
+        return nearest(vector, self.index.vectors_now(waiting), depth)
 
     def _with_lines(self, vector: Vector, depth: int, scope: str, hits: list[StoreHit]) -> list[StoreHit]:
         """``hits`` with each entry scored by the better of its vector and its best sentence
@@ -183,8 +204,7 @@ class RagLayer:
         pending = sorted((e for e in live if e.id not in vectors), key=lambda e: order.get(e.id, 0))
         fresh: set[str] = set()
         if pending := pending[:PENDING_EMBEDDED]:
-            embedded = self.index.embed([e.index_text[:EMBED_MAX_CHARS] for e in pending])
-            vectors.update(zip((e.id for e in pending), embedded, strict=True))
+            vectors.update(self.index.vectors_now(pending))
             fresh = {e.id for e in pending}
         return Fetched(live, vectors, fresh)
 

@@ -1,8 +1,9 @@
 """MemoryRetriever: answers a query across layers (quota, weighted or hybrid) for prompts.
 
 The retriever reads layers; the two writes a retrieval implies are explicit, bounded steps of
-:meth:`MemoryRetriever.retrieve_memories`: an index catch-up before searching (at most
-``catch_up_seconds``) and the decay tick after. Failures degrade: the store or the embedder
+:meth:`MemoryRetriever.retrieve_memories`: an optional index catch-up before searching (at most
+``catch_up_seconds``; memories not yet in the index are scored without it) and the decay tick
+after. Failures degrade: the store or the embedder
 failing gives empty RAG text and one logged warning per outage, never an exception.
 """
 
@@ -236,7 +237,8 @@ class MemoryRetriever:
     def _catch_up(self) -> None:
         try:
             self.sync.enricher.serving()
-            self.sync.catch_up(self.catch_up_seconds)
+            if self.catch_up_seconds > 0:
+                self.sync.catch_up(self.catch_up_seconds)
         except Exception as exc:  # the backlog stays in SQLite; keywords still find it
             logger.debug("index catch-up skipped: %s", exc)
 

@@ -72,6 +72,7 @@ class Eraser:
         self.sync.erase_archived(lambda record: record.id == memory_id)
         rag = self.layers.get(home)
         if rag is not None:
+            rag.index.forget_computed([memory_id])
             try:
                 rag.stores.for_scope(scope_of(entry.user_id)).delete([memory_id])
             except StoreUnavailableError as exc:

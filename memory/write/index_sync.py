@@ -2,9 +2,10 @@
 
 Every step is idempotent by entry id, so it can run after each write, after a crash, or when the
 store comes back from an outage. A background worker applies writes soon after they commit, so a
-``record_*`` call pays only for its SQLite transaction. A retrieval asks for a *bounded* catch-up
-(:meth:`IndexSync.catch_up`): it never waits longer than its budget; entries still pending are
-found by keywords, and the active window is always current. A second worker runs the
+``record_*`` call pays only for its SQLite transaction. A retrieval scores its scope's newest
+entries not yet in the index itself, and may ask for a *bounded* catch-up (:meth:`IndexSync.catch_up`):
+it never waits longer than its budget; older entries still pending are found by keywords, and
+the active window is always current. A second worker runs the
 enrichment (:mod:`memory.write.enrichment`).
 """
 
@@ -36,6 +37,11 @@ WORK_BATCH = 1024
 """Entries the worker embeds per step (it checks between steps whether the engine is closing):
 Chroma takes large upserts faster (a 5,000-interaction import until searchable: 375/s with 256,
 447/s with 1,024)."""
+SETTLE_SECONDS = 0.25
+"""How long the worker, woken by a write, waits for more before indexing: the writes of a busy
+moment go into one upsert (Chroma's upsert holds the interpreter lock, about 5 ms a call,
+whatever its size; 20 clients of the server: 10 upserts a second without the wait). A retrieval
+scores the memories not stored yet itself (:meth:`memory.layers.rag.RagLayer.dense_ranking`)."""
 REPAIR_INDEX_SECONDS = 2.0
 """Longest the start-up repair embeds what the index lacks; the worker does the rest."""
 
@@ -102,6 +108,7 @@ class IndexSync:
     def _work(self) -> None:
         with background():  # one core: the others serve requests (a flush's caller takes them all)
             while self._woken(self._wake):
+                self._stopping.wait(SETTLE_SECONDS)
                 try:
                     if self._recovered_from_outage():
                         self.repair()

@@ -117,6 +117,7 @@ def test_overflowed_memory_is_recalled_by_meaning_from_the_server(
     assert len(manager.inspector.entries(Layer.TEMPORARY)) == 2
     active, rag = manager.retrieve(REDIS_QUERY)
     assert "/opt/redis/" in rag and "/opt/redis/" not in active
+    manager.flush()
     assert len(manager.inspector.indexed_ids(Layer.TEMPORARY)) == 2
     names = server_collections(chroma_server)
     # collections are created on first write: no summary has been written yet

@@ -41,6 +41,23 @@ def test_a_memory_is_found_before_its_enrichment(make_manager) -> None:
     assert any("花生" in m.entry.content and not m.entry.provisional for m in again.memories)
 
 
+def test_a_memory_is_found_by_meaning_before_the_index_stores_it(make_manager) -> None:
+    manager = make_manager(background=False)  # no worker: nothing is stored in the index
+    manager.record_interaction_sync(
+        "我对花生过敏，吃一点就会起疹子", "记住了，以后不给你带花生糖～", user_id="u1"
+    )
+    for i in range(10):  # the active window moves on: the fact is in the temporary layer
+        manager.record_interaction_sync(f"第{i}次随便聊聊天气", "好呀", user_id="u1")
+    fact = next(e for e in manager.inspector.entries(Layer.TEMPORARY, "u1") if "花生" in e.content)
+    assert fact.id not in manager.inspector.indexed_ids(Layer.TEMPORARY, "u1")
+    result = manager.retrieve_memories("What food am I allergic to?", user_id="u1")
+    found = [m for m in result.memories if m.entry.id == fact.id]
+    assert found and found[0].dense_rank is not None and found[0].similarity > 0
+    assert fact.id not in manager.inspector.indexed_ids(Layer.TEMPORARY, "u1")  # the retrieval stored nothing
+    manager.flush()
+    assert fact.id in manager.inspector.indexed_ids(Layer.TEMPORARY, "u1")
+
+
 def test_retrievals_go_before_the_enrichment_backlog(make_manager) -> None:
     manager = make_manager()
     manager.import_interactions(FILLER * 3)  # about 30 batches of enrichment for the worker

@@ -91,6 +91,12 @@ def _line_vectors(conn: Connection) -> None:
     add_column(conn, "entries", "line_vectors", "BLOB")  # a summary's sentences' embeddings
 
 
+def _unindexed_by_scope(conn: Connection) -> None:
+    """A retrieval reads its scope's newest rows not yet in the vector index (one lookup)."""
+    conn.execute("CREATE INDEX IF NOT EXISTS entries_unindexed_scope ON entries(indexed, layer, scope, seq)")
+    conn.execute("DROP INDEX IF EXISTS entries_unindexed")  # the new one's first columns
+
+
 def _legacy(conn: Connection) -> int:
     columns = conn.columns("entries")
     if not columns:
@@ -109,6 +115,7 @@ install = Migrations(
         _store_keys,
         _active_never_indexed,
         _line_vectors,
+        _unindexed_by_scope,
     ),
     legacy=_legacy,
 )

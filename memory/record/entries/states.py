@@ -27,6 +27,17 @@ class DerivedStates:
         )
         return [entry_of(r) for r in rows]
 
+    def unindexed(self, layer: Layer, scope: str | None, limit: int) -> list[MemoryEntry]:
+        """A layer's newest hot entries (of one scope, or every scope) not yet in the vector
+        index, newest first."""
+        scoped, params = (" AND scope = ?", (scope,)) if scope is not None else ("", ())
+        where = f"indexed = ? AND layer = ?{scoped}"
+        rows = self.db.query(
+            f"SELECT {COLUMNS} FROM entries WHERE {where} ORDER BY seq DESC LIMIT ?",
+            (int(IndexState.PENDING), layer.value, *params, limit),
+        )
+        return [entry_of(r) for r in rows]
+
     def pending_index_count(self, state: IndexState = IndexState.PENDING) -> int:
         """Searchable-layer entries in an index ``state`` (default: not yet in the vector index)."""
         return self.db.count(
