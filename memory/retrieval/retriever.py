@@ -3,8 +3,8 @@
 The retriever reads layers; the two writes a retrieval implies are explicit, bounded steps of
 :meth:`MemoryRetriever.retrieve_memories`: an optional index catch-up before searching (at most
 ``catch_up_seconds``; memories not yet in the index are scored without it) and the decay tick
-after. Failures degrade: the store or the embedder
-failing gives empty RAG text and one logged warning per outage, never an exception.
+after. Failures degrade: the store or the embedder failing gives empty RAG text and one logged
+warning per outage, never an exception.
 """
 
 from __future__ import annotations

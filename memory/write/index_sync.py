@@ -39,8 +39,8 @@ Chroma takes large upserts faster (a 5,000-interaction import until searchable: 
 447/s with 1,024)."""
 SETTLE_SECONDS = 0.25
 """How long the worker, woken by a write, waits for more before indexing: the writes of a busy
-moment go into one upsert (Chroma's upsert holds the interpreter lock, about 5 ms a call,
-whatever its size; 20 clients of the server: 10 upserts a second without the wait). A retrieval
+moment go into one upsert (Chroma's upsert holds the interpreter lock: about 5 ms a call plus
+1 ms a vector; 20 clients of the server made 10 upserts a second without the wait). A retrieval
 scores the memories not stored yet itself (:meth:`memory.layers.rag.RagLayer.dense_ranking`)."""
 REPAIR_INDEX_SECONDS = 2.0
 """Longest the start-up repair embeds what the index lacks; the worker does the rest."""
