@@ -1,13 +1,16 @@
 """One Chroma collection as the layers use it: upsert vectors by id, search, read, delete.
 
 Every call goes through :meth:`memory.index.chroma.ChromaBackend.guard` (time limit, breaker); the
-collection handle is fetched lazily and again after the backend reopened its client.
+collection handle is fetched lazily and again after the backend reopened its client. An embedded
+pooled collection keeps the vectors it last wrote or read in memory (:class:`KeptVectors`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -16,12 +19,17 @@ import numpy as np
 import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
+from memory.config import StoreMode
 from memory.errors import StoreUnavailableError
 from memory.index.chroma import ChromaBackend
 from memory.index.vector import Vector
 
 Metadata = dict[str, str | int | float | bool]
 MAX_BATCH = 5000
+KEPT_VECTORS = 4096
+"""Vectors an embedded pooled collection (one read by id, not searched) keeps in memory: about
+14 MB at 896 dimensions. A small user's search reads all of the user's vectors by id at every
+retrieval (:mod:`memory.index.scoped`); under load those reads queued for Chroma."""
 _T = TypeVar("_T")
 
 
@@ -53,6 +61,64 @@ def _settle(collection: Any) -> None:
     collection.count()
 
 
+class KeptVectors:
+    """The vectors a store last wrote or read, by id, the least recently used dropped first.
+
+    A read fills it only if no write or delete came between the read's start and its end
+    (:attr:`generation`), so a vector read just before it was replaced is never kept.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.generation = 0
+        self._rows: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def split(self, ids: Sequence[str]) -> tuple[dict[str, Vector], list[str], int]:
+        """The kept vectors of ``ids``, the ids not kept, and the generation to fill with."""
+        found: dict[str, Vector] = {}
+        missing: list[str] = []
+        with self._lock:
+            for entry_id in ids:
+                row = self._rows.get(entry_id)
+                if row is None:
+                    missing.append(entry_id)
+                else:
+                    self._rows.move_to_end(entry_id)
+                    found[entry_id] = row
+            return found, missing, self.generation
+
+    def fill(self, rows: Mapping[str, npt.NDArray[np.float32]], generation: int) -> None:
+        """Keep vectors read since ``generation`` (nothing, if the store changed meanwhile)."""
+        with self._lock:
+            if generation == self.generation:
+                self._keep(rows)
+
+    def put(self, rows: Mapping[str, npt.NDArray[np.float32]]) -> None:
+        """Keep vectors just written (as given: Chroma may give them back a rounding apart)."""
+        with self._lock:
+            self.generation += 1
+            self._keep(rows)
+
+    def drop(self, ids: Sequence[str] | None = None) -> None:
+        """Forget the vectors of ``ids`` (every vector when None)."""
+        with self._lock:
+            self.generation += 1
+            if ids is None:
+                self._rows.clear()
+            for entry_id in ids or ():
+                self._rows.pop(entry_id, None)
+
+    def _keep(self, rows: Mapping[str, npt.NDArray[np.float32]]) -> None:
+        if not self.size:
+            return
+        for entry_id, row in rows.items():
+            self._rows[entry_id] = row
+            self._rows.move_to_end(entry_id)
+        while len(self._rows) > self.size:
+            self._rows.popitem(last=False)
+
+
 class VectorStore:
     """One Chroma collection, with explicit embeddings; Chroma holds ids, vectors and a scope.
 
@@ -71,6 +137,10 @@ class VectorStore:
         """Whether it is searched by its HNSW graph (else only read by id)."""
         self._collection: Any = None
         self._generation = backend.generation
+        # another process may write a Chroma server's collections: nothing is kept from those
+        keeps = not searched and backend.config.mode != StoreMode.HTTP
+        self.kept = KeptVectors(KEPT_VECTORS if keeps else 0)
+        self._kept_for = backend.generation
 
     def _call(self, operation: Callable[[Any], _T]) -> _T:
         def run() -> _T:
@@ -110,7 +180,10 @@ class VectorStore:
             batch_vectors = np.asarray(ordered[start:end], dtype=np.float32)
             batch_meta = [dict(m) or {"_": 0} for m in metadatas[start:end]]
             upsert = functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta)
+            self.kept.drop(batch_ids)
             self._call(upsert)
+            if self.kept.size:  # copies: a kept row would hold its whole batch in memory
+                self.kept.put({i: row.copy() for i, row in zip(batch_ids, batch_vectors, strict=True)})
         # settled here, in the indexer, not in a retrieval (which would fail on a read-only folder)
         self._call(_settle)
 
@@ -130,12 +203,27 @@ class VectorStore:
         """Remove vectors by id; unknown ids are ignored."""
         for start in range(0, len(ids), MAX_BATCH):
             batch = list(ids[start : start + MAX_BATCH])
+            self.kept.drop(batch)
             self._call(functools.partial(_delete, ids=batch))
+            self.kept.drop(batch)
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
         """The stored vectors of the given ids (missing ids are absent from the result)."""
         if not ids:
             return {}
+        if not self.kept.size:
+            return self._read_all(ids)
+        if self._kept_for != self.backend.generation:  # a reopened client: kept ones may be gone
+            self._kept_for = self.backend.generation
+            self.kept.drop()
+        found, missing, generation = self.kept.split(ids)
+        if missing:
+            read = self._read_all(missing)
+            self.kept.fill(read, generation)  # type: ignore[arg-type]
+            found.update(read)
+        return found
+
+    def _read_all(self, ids: Sequence[str]) -> dict[str, Vector]:
         read = self._read(ids)
         if read is None:  # fewer vectors than ids, unaligned: one id at a time
             return {i: v for entry_id in ids for i, v in (self._read([entry_id]) or {}).items()}
@@ -165,6 +253,8 @@ class VectorStore:
 
     def drop(self) -> None:
         """Delete the collection (used by ``reindex``)."""
+        self.kept.drop()
         with contextlib.suppress(StoreUnavailableError):
             self.backend.guard(lambda: self.backend.delete_collection(self.name))
+        self.kept.drop()
         self._collection = None

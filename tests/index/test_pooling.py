@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from helpers.store import fill
 from memory import Layer
+from memory.index.chroma import ChromaBackend
 from memory.index.scoped import POOL_LIMIT
+from memory.index.vectors import VectorStore
 
 
 def test_many_light_users_share_one_collection_and_stay_apart(make_manager, config) -> None:
@@ -61,3 +65,27 @@ def test_the_layout_survives_a_restart(make_manager, config) -> None:
     assert again.inspector.indexed_ids(Layer.TEMPORARY, "collector") == {
         e.id for e in again.inspector.entries(Layer.TEMPORARY, "collector")
     }
+
+
+def test_a_pooled_collection_reads_back_what_was_written_last(tmp_path, config, embeddings) -> None:
+    """A pool keeps the vectors it read or wrote in memory; a read gives the vector last
+    written, never one replaced or deleted since, also when a read raced the write."""
+    backend = ChromaBackend(config.store, tmp_path / "index")
+    old, new = np.array([1.0, 0.0, 0.0, 0.0], np.float32), np.array([0.0, 1.0, 0.0, 0.0], np.float32)
+    try:
+        pool = VectorStore(backend, "karin__temporary", embeddings, searched=False)
+        pool.add(["a", "b"], ["", ""], [{"scope": "s"}] * 2, vectors={"a": old, "b": old})
+        assert set(pool.vectors(["a", "b", "unknown"])) == {"a", "b"}
+        pool.add(["a"], [""], [{"scope": "s"}], vectors={"a": new})
+        pool.delete(["b"])
+        read = pool.vectors(["a", "b"])
+        assert list(read) == ["a"] and np.allclose(read["a"], new)
+        fresh = VectorStore(backend, "karin__temporary", embeddings, searched=False)
+        assert np.allclose(fresh.vectors(["a"])["a"], new) and fresh.vectors(["b"]) == {}
+
+        _, missing, started = pool.kept.split(["c"])  # a read of "c" begins...
+        pool.add(["c"], [""], [{"scope": "s"}], vectors={"c": new})  # ..."c" is written meanwhile...
+        pool.kept.fill({"c": old}, started)  # ...and the read, done, would keep what it saw
+        assert missing == ["c"] and np.allclose(pool.vectors(["c"])["c"], new)
+    finally:
+        backend.close()
