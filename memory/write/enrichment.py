@@ -24,9 +24,9 @@ ENRICH_BATCH = 64
 BUSY_SECONDS = 1.0
 """Enrichment waits while a request came within this long (it takes a core from requests)..."""
 BACKLOG_UNDER_LOAD = 1000
-"""...unless the requests since then have written this many interactions more than it has
-enriched since: what a sustained load adds stays bounded. A backlog from before the load (an
-import's) waits for a pause."""
+"""...unless this many memories wait for it (the backlog stays bounded under sustained load)."""
+BACKLOG_SEEN_SECONDS = 0.5
+"""How long a look at the backlog's size stands (each look reads up to that many index rows)."""
 
 
 class Enricher:
@@ -53,20 +53,13 @@ class Enricher:
         self._counting = threading.Lock()
         self._importing = 0
         self._last_request = -math.inf
-        self._owed = 0
-        """Interactions written since the requests began, less the memories enriched since."""
+        self._backlog_seen = (-math.inf, False)
+        """When the backlog was last looked at, and whether it was over :data:`BACKLOG_UNDER_LOAD`."""
         self._pool: ThreadPoolExecutor | None = None
 
-    def serving(self, *, written: int = 0) -> None:
-        """A request (a retrieval, a write of ``written`` interactions) is being served:
-        enrichment gives way for a while (:meth:`held_back`)."""
-        now = time.monotonic()
-        with self._counting:
-            if now - self._last_request >= BUSY_SECONDS:  # a pause came before: requests begin
-                self._owed = 0
-            self._last_request = now
-            if not self._importing:
-                self._owed += written
+    def serving(self) -> None:
+        """A request (a retrieval, a write) is being served: enrichment gives way for a while."""
+        self._last_request = time.monotonic()
 
     @contextlib.contextmanager
     def importing(self) -> Iterator[None]:
@@ -81,13 +74,17 @@ class Enricher:
 
     def held_back(self) -> bool:
         """Whether background enrichment waits now: an import runs, or a request came just now
-        and the requests have not written :data:`BACKLOG_UNDER_LOAD` interactions more than it
-        has enriched since they began."""
+        and the backlog is under :data:`BACKLOG_UNDER_LOAD`."""
         if self._importing > 0:
             return True
-        if time.monotonic() - self._last_request >= BUSY_SECONDS:
+        now = time.monotonic()
+        if now - self._last_request >= BUSY_SECONDS:
             return False
-        return self._owed < BACKLOG_UNDER_LOAD
+        seen_at, over = self._backlog_seen
+        if now - seen_at >= BACKLOG_SEEN_SECONDS:
+            over = self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD)
+            self._backlog_seen = (now, over)
+        return not over
 
     def waiting(self) -> int:
         """Live entries searchable by their cheap vector, their full one not stored yet."""
@@ -121,9 +118,7 @@ class Enricher:
                 start_next()
                 while under_way:
                     _, computing = under_way.popleft()
-                    stored = layer.index.store_enrichment(computing.result(), commit=self._index_lock)
-                    with self._counting:
-                        self._owed = max(0, self._owed - stored)
+                    layer.index.store_enrichment(computing.result(), commit=self._index_lock)
                     start_next()
             finally:  # after a failure the vectors under way are dropped: computed again next time
                 futures.wait([computing for _, computing in under_way])

@@ -123,7 +123,7 @@ class Recorder:
                     conn, interaction.user_id, slot, slots.value_of(interaction.user_input),
                     since=interaction.timestamp, source=slots.SAID, newer_only=True,
                 )  # fmt: skip
-        self.sync.enricher.serving(written=new)
+        self.sync.enricher.serving()
         self.sync.notify()
         return new
 

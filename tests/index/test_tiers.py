@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 
 import numpy as np
@@ -16,7 +15,6 @@ from helpers.store import config_env
 from memory import Layer, MemoryConfig, MemoryManager
 from memory.index import e5_engines
 from memory.samples import background_sentences
-from memory.write import enrichment
 
 FILLER = [
     {"user_input": f"今天第{i}件小事：{topic}", "response": "嗯嗯，然后呢？", "user_id": "u1"}
@@ -204,26 +202,3 @@ def test_a_retrieval_of_a_cheap_only_store_uses_no_second_model(config: MemoryCo
         manager.flush(enrich=True)
         assert manager.debug_state()["store"]["pending_enrichment"] == 0
         assert "ukulele" in manager.retrieve("what instrument do I play?", user_id="u1")[1]
-
-
-def test_enrichment_gives_way_to_requests_but_bounds_what_they_write(monkeypatch) -> None:
-    """A backlog from before (an import's) waits while requests come; what the requests write
-    is enriched once it is BACKLOG_UNDER_LOAD ahead; a pause lets everything run."""
-    clock = [100.0]
-    monkeypatch.setattr(enrichment.time, "monotonic", lambda: clock[0])
-    enricher = enrichment.Enricher(None, {}, index_lock=threading.Lock())  # type: ignore[arg-type]
-    assert not enricher.held_back()  # no request: the backlog is worked off
-    enricher.serving()  # a retrieval
-    assert enricher.held_back()
-    enricher.serving(written=enrichment.BACKLOG_UNDER_LOAD - 1)
-    assert enricher.held_back()
-    enricher.serving(written=1)  # the load has written that many: enrichment keeps up with it
-    assert not enricher.held_back()
-    clock[0] += enrichment.BUSY_SECONDS
-    assert not enricher.held_back()  # a pause
-    enricher.serving()  # requests begin again: what was written before is not theirs
-    assert enricher.held_back()
-    with enricher.importing():
-        enricher.serving(written=5 * enrichment.BACKLOG_UNDER_LOAD)  # an import goes first
-        assert enricher.held_back()
-    assert enricher.held_back()
