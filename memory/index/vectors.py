@@ -71,7 +71,7 @@ class KeptVectors:
     def __init__(self, size: int) -> None:
         self.size = size
         self.generation = 0
-        self._rows: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._rows: OrderedDict[str, Vector] = OrderedDict()
         self._lock = threading.Lock()
 
     def split(self, ids: Sequence[str]) -> tuple[dict[str, Vector], list[str], int]:
@@ -88,13 +88,13 @@ class KeptVectors:
                     found[entry_id] = row
             return found, missing, self.generation
 
-    def fill(self, rows: Mapping[str, npt.NDArray[np.float32]], generation: int) -> None:
+    def fill(self, rows: Mapping[str, Vector], generation: int) -> None:
         """Keep vectors read since ``generation`` (nothing, if the store changed meanwhile)."""
         with self._lock:
             if generation == self.generation:
                 self._keep(rows)
 
-    def put(self, rows: Mapping[str, npt.NDArray[np.float32]]) -> None:
+    def put(self, rows: Mapping[str, Vector]) -> None:
         """Keep vectors just written (as given: Chroma may give them back a rounding apart)."""
         with self._lock:
             self.generation += 1
@@ -109,7 +109,7 @@ class KeptVectors:
             for entry_id in ids or ():
                 self._rows.pop(entry_id, None)
 
-    def _keep(self, rows: Mapping[str, npt.NDArray[np.float32]]) -> None:
+    def _keep(self, rows: Mapping[str, Vector]) -> None:
         if not self.size:
             return
         for entry_id, row in rows.items():
@@ -180,7 +180,7 @@ class VectorStore:
             batch_vectors = np.asarray(ordered[start:end], dtype=np.float32)
             batch_meta = [dict(m) or {"_": 0} for m in metadatas[start:end]]
             upsert = functools.partial(_upsert, ids=batch_ids, vectors=batch_vectors, metadatas=batch_meta)
-            self.kept.drop(batch_ids)
+            self.kept.drop(batch_ids)  # a call past its deadline may still land: nothing stale stays
             self._call(upsert)
             if self.kept.size:  # copies: a kept row would hold its whole batch in memory
                 self.kept.put({i: row.copy() for i, row in zip(batch_ids, batch_vectors, strict=True)})
@@ -219,7 +219,7 @@ class VectorStore:
         found, missing, generation = self.kept.split(ids)
         if missing:
             read = self._read_all(missing)
-            self.kept.fill(read, generation)  # type: ignore[arg-type]
+            self.kept.fill(read, generation)
             found.update(read)
         return found
 
