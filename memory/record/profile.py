@@ -39,6 +39,8 @@ install = Migrations(
     (
         lambda conn: conn.script(SCHEMA),
         lambda conn: add_column(conn, "profile", "vector", "BLOB"),  # a current fact's embedding
+        # a retrieval looks up the values its memories stated (see ``replaced``)
+        lambda conn: conn.script("CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, value)"),
     ),
     legacy=version_by_columns("profile", "vector"),
 )

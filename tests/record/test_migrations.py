@@ -77,14 +77,16 @@ def test_an_older_record_is_migrated_and_keeps_every_row(
     assert _versions(path) == {
         "schema:entries": "6",
         "schema:journal": "1",
-        "schema:profile": "2",
+        "schema:profile": "3",
         "schema:tombstones": "1",
     }
     with sqlite3.connect(path) as conn:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
         active = conn.execute("SELECT indexed FROM entries WHERE id = 'a1'").fetchone()[0]
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(entries)")}
+        profile_indexes = {row[1] for row in conn.execute("PRAGMA index_list(profile)")}
     conn.close()
+    assert "profile_value" in profile_indexes
     assert "entries_unindexed_scope" in indexes and "entries_unindexed" not in indexes
     assert {"pinned", "importance", "key", "item", "line_vectors"} <= columns
     assert active != 1  # no longer read as "waiting to be indexed"
