@@ -30,6 +30,9 @@ CREATE TABLE IF NOT EXISTS profile (
 CREATE INDEX IF NOT EXISTS profile_current ON profile(scope, key, valid_until);
 """
 _COLUMNS = "id, scope, key, value, since, source, valid_until"
+VALUE_PREFIX = 100
+"""The characters of a value the ``profile_value`` index holds: an entry stays small (PostgreSQL
+refuses a B-tree entry over about 2.7 kB, and a remembered value may be a long text)."""
 EXPORTED = tuple(_COLUMNS.split(", "))
 """The columns of a profile fact in an export (see :mod:`memory.transfer`)."""
 
@@ -40,7 +43,9 @@ install = Migrations(
         lambda conn: conn.script(SCHEMA),
         lambda conn: add_column(conn, "profile", "vector", "BLOB"),  # a current fact's embedding
         # a retrieval looks up the values its memories stated (see ``replaced``)
-        lambda conn: conn.script("CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, value)"),
+        lambda conn: conn.script(
+            f"CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, (substr(value, 1, {VALUE_PREFIX})))"
+        ),
     ),
     legacy=version_by_columns("profile", "vector"),
 )
@@ -140,16 +145,17 @@ class ProfileTable:
         """A user's facts from ``source`` with one of ``values`` that a newer value replaced (the
         database compares the user's history rows; only the matches are read out)."""
         found: list[ProfileFact] = []
-        wanted = sorted(values)
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
+        wanted = set(values)
+        prefixes = sorted({value[:VALUE_PREFIX] for value in wanted})
+        for start in range(0, len(prefixes), 500):
+            chunk = prefixes[start : start + 500]
             marks = ", ".join("?" * len(chunk))
             rows = self.db.query(
-                f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND value IN ({marks}) "
-                "AND source = ? AND valid_until IS NOT NULL",
+                f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND substr(value, 1, {VALUE_PREFIX}) "
+                f"IN ({marks}) AND source = ? AND valid_until IS NOT NULL",
                 (scope_of(user_id), *chunk, source),
             )
-            found.extend(_fact(r) for r in rows)
+            found.extend(fact for fact in map(_fact, rows) if fact.value in wanted)
         return found
 
     def history(self, user_id: str | None, key: str) -> list[ProfileFact]:

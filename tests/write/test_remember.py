@@ -143,3 +143,14 @@ async def test_without_a_model_only_remember_and_plain_statements_write_the_prof
     profile = manager.profile("u1")
     assert list(profile) == ["home"]
     assert profile["home"].value == "我住在上海" and profile["home"].source == "said"
+
+
+def test_a_long_fact_that_does_not_compress_is_kept_and_replaced(make_manager) -> None:
+    manager = make_manager()
+    chars = [chr(code) for code in range(0x4E00, 0x4E00 + 3000)]  # 9 kB of distinct characters
+    long_note = "我的旅行计划：" + "".join(chars[(i * 7919) % 3000] for i in range(3000))
+    manager.remember(long_note, user_id="u1", key="travel_plan")
+    assert manager.profile("u1")["travel_plan"].value == long_note
+    manager.remember("Plans changed: I stay home this summer.", user_id="u1", key="travel_plan")
+    assert manager.profile("u1")["travel_plan"].value.startswith("Plans changed")
+    assert manager.retrieve_memories("what are my travel plans?", user_id="u1").rag_text
