@@ -37,15 +37,21 @@ EXPORTED = tuple(_COLUMNS.split(", "))
 """The columns of a profile fact in an export (see :mod:`memory.transfer`)."""
 
 
+def _index_values(conn: Connection) -> None:
+    """Index the values a retrieval looks up (:meth:`ProfileTable.replaced`): a speed aid only,
+    so a read-only record made before it is read without it (the next writable open adds it)."""
+    if not conn.read_only:
+        conn.script(
+            f"CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, (substr(value, 1, {VALUE_PREFIX})))"
+        )
+
+
 install = Migrations(
     "profile",
     (
         lambda conn: conn.script(SCHEMA),
         lambda conn: add_column(conn, "profile", "vector", "BLOB"),  # a current fact's embedding
-        # a retrieval looks up the values its memories stated (see ``replaced``)
-        lambda conn: conn.script(
-            f"CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, (substr(value, 1, {VALUE_PREFIX})))"
-        ),
+        _index_values,
     ),
     legacy=version_by_columns("profile", "vector"),
 )

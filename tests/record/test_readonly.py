@@ -4,6 +4,7 @@ read-only under a running engine (reported, a write refused, reads keep working)
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -143,3 +144,26 @@ def test_a_read_only_folder_opens_for_reading(
     for write in ("record", "remember", "forget_user", "import"):
         assert "read-only" in seen[write] and "memory_store" in seen[write], write
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files  # not a byte changed
+
+
+def test_a_read_only_record_of_the_previous_version_opens_without_the_new_index(
+    config: MemoryConfig, readonly: ReadOnly
+) -> None:
+    folder, make_readonly = readonly
+    config = _in(config, folder)
+    with MemoryManager("karin", config) as manager:
+        manager.remember("我住在杭州", user_id="u1", key="home")
+    database = next((folder / "memory_store").glob("*.sqlite3"))
+    with sqlite3.connect(database) as conn:  # as the version before the profile's value index left it
+        conn.execute("DROP INDEX profile_value")
+        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema:profile'")
+    conn.close()
+    files = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    make_readonly()
+    state = subprocess.run(
+        [sys.executable, "-m", "memory", "state", "--persona", "karin"],
+        capture_output=True, text=True, timeout=300, check=False, env=config_env(config),
+    )  # fmt: skip
+    assert state.returncode == 0, state.stderr
+    assert json.loads(state.stdout)["health"]["record_writable"] is False
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files
