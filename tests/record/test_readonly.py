@@ -146,6 +146,7 @@ def test_a_read_only_folder_opens_for_reading(
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files  # not a byte changed
 
 
+@pytest.mark.sqlite_only
 def test_a_read_only_record_of_the_previous_version_opens_without_the_new_index(
     config: MemoryConfig, readonly: ReadOnly
 ) -> None:
