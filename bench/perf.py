@@ -165,15 +165,15 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         err.log(f"size {size:,}: {imported['rate']:,.0f}/s; timing retrieval")
         engine = retrieve_latency(manager, repeats)
         parts = manager._engine  # the bench reads the engine's own collections to copy them
-        stores = [rag.stores.stores_of(USER) for rag in parts.layers.rag.values()]
-        collections = [store.backend.collection(store.name) for group in stores for store in group]
+        stores = [rag.stores.for_scope(USER) for rag in parts.layers.rag.values()]
+        collections = [store.backend.collection(store.name) for store in stores]
         baseline = FlatBaseline(folder / "flat", parts.embeddings, engine_hnsw(config.store))
         copied, copy_seconds = baseline.copy_from(collections)
         k = sum(int(v) for v in config.retrieval.quotas.values())
         err.log(f"size {size:,}: flat baseline holds {copied:,}; timing it")
         flat = baseline.search_latency(QUERIES, k, repeats)
         vectors = parts.embeddings.embed_documents(list(QUERIES))
-        temporary = max(collections[: len(stores[0])], key=lambda collection: collection.count())
+        temporary = stores[0].backend.collection(stores[0].name)
         quota = int(config.retrieval.quotas["temporary"])
         raw_plain = raw_query_latency(temporary, vectors, quota)
     finally:

@@ -18,7 +18,6 @@ from memory.domain.types import IndexState, Layer, MemoryEntry, scope_of
 from memory.index.embeddings import tiered
 from memory.index.scoped import POOL_LIMIT, ScopedStores
 from memory.index.vector import Vector
-from memory.layers.index_repair import repair as repair_index
 from memory.layers.summary_lines import lines_of, pack
 from memory.record.entries import EntryTable
 
@@ -130,7 +129,7 @@ class LayerIndex:
             if not batch:
                 return total
             embedded = self._first_vectors(batch)
-            self._index_batch(batch, embedded, cheap=self.tiers is not None)
+            self._index_batch(batch, embedded)
             if self.lines and self.tiers is None:  # one tier: these are the full vectors
                 self.table.store_line_vectors(self._line_vectors(batch, self.embed))
             done = IndexState.SEARCHABLE if self.tiers is not None else IndexState.INDEXED
@@ -157,8 +156,7 @@ class LayerIndex:
         assert self.tiers is not None, "only a layer with two tiers waits for enrichment"
         stored: dict[str, Vector] = {}
         for scope, group in _by_scope(batch).items():
-            ids = [e.id for e in group]
-            stored.update(self.stores.vectors(scope, ids, cheap=ids))
+            stored.update(self.stores.for_scope(scope).vectors([e.id for e in group]))
         todo = [e for e in batch if e.id not in stored or not self.tiers.is_enriched(stored[e.id])]
         texts = [e.index_text[:EMBED_MAX_CHARS] for e in todo]
         cheap = [stored.get(e.id) for e in todo]
@@ -192,7 +190,7 @@ class LayerIndex:
             ]
             changed = [e for e in same if e.id in full]
             if changed:
-                self._index_batch(changed, [full[e.id] for e in changed], cheap=False)
+                self._index_batch(changed, [full[e.id] for e in changed])
             lines = {e.id: prepared.lines[e.id] for e in same if e.id in prepared.lines}
             if lines:  # before the state: a kill in between leaves them waiting, not without lines
                 self.table.store_line_vectors(lines)
@@ -205,12 +203,11 @@ class LayerIndex:
         for the indexer: whichever of the two deletes last, no vector of it stays)."""
         kept = {e.id for e in self.table.by_ids(None, [e.id for e in batch])}
         for scope, group in _by_scope([e for e in batch if e.id not in kept]).items():
-            self.stores.delete(scope, [e.id for e in group])
+            self.stores.for_scope(scope).delete([e.id for e in group])
 
-    def _index_batch(self, batch: list[MemoryEntry], embedded: Sequence[Vector], *, cheap: bool) -> None:
+    def _index_batch(self, batch: list[MemoryEntry], embedded: Sequence[Vector]) -> None:
         """Upsert a batch's vectors, one upsert per collection it touches (a batch of many light
-        users is one upsert into the pooled collection, not one per user); full vectors leave a
-        large scope's collection of cheap vectors (:meth:`ScopedStores.settle`)."""
+        users is one upsert into the pooled collection, not one per user)."""
         by_scope = _by_scope(batch)
         pooled = [scope for scope in by_scope if self.stores.pooled(scope)]
         counts = self.table.home_counts(self.layer, pooled) if pooled else {}
@@ -220,28 +217,57 @@ class LayerIndex:
         vectors = {e.id: v for e, v in zip(batch, embedded, strict=True)}
         by_name: dict[str, list[MemoryEntry]] = {}
         for scope, group in by_scope.items():
-            by_name.setdefault(self.stores.target(scope, len(group), cheap=cheap), []).extend(group)
+            by_name.setdefault(self.stores.name_of(scope), []).extend(group)
         for name, group in by_name.items():
-            self.stores.write(name, [e.id for e in group], [self.metadata(e) for e in group], vectors)
-        if not cheap:
-            for scope, group in by_scope.items():
-                self.stores.settle(scope, [e.id for e in group])
+            ids = [e.id for e in group]
+            metadatas = [self.metadata(e) for e in group]
+            self.stores.by_name(name).add(ids, [""] * len(ids), metadatas, vectors=vectors)
 
     def repair(self) -> tuple[int, int]:
-        """Make the index match SQLite (:func:`memory.layers.index_repair.repair`).
+        """Make the index match SQLite: drop what SQLite does not hold live, and mark what it
+        lacks pending (the caller embeds it: :meth:`index_pending`). A collection holding as many
+        vectors as the record says it should is taken as in step (its ids are not read: that
+        costs a second a few thousand memories at every start).
 
         Returns:
             (marked pending, removed) counts.
         """
-        return repair_index(self.layer, self.table, self.stores)
+        by_scope = self.table.ids_by_scope(self.layer)
+        for scope, ids in by_scope.items():  # scopes that outgrew the pool (or an older layout)
+            if len(ids) > POOL_LIMIT and self.stores.pooled(scope):
+                self.stores.promote(scope, sorted(ids))
+        live: dict[str, set[str]] = {}
+        for scope, ids in by_scope.items():
+            live.setdefault(self.stores.name_of(scope), set()).update(ids)
+        held: dict[str, int] = {}
+        for scope, count in self.table.indexed_by_scope(self.layer).items():
+            held[self.stores.name_of(scope)] = held.get(self.stores.name_of(scope), 0) + count
+        missing: list[str] = []
+        removed = 0
+        existing = self.stores.existing_names()
+        for name in existing | set(live):
+            store = self.stores.by_name(name)
+            if name in existing and store.count() == held.get(name, 0):
+                continue  # as many vectors as the record has indexed: in step (no id read)
+            in_store = store.ids() if name in existing else set()
+            expected = live.get(name, set())
+            missing.extend(expected - in_store)
+            extra = sorted(in_store - expected)
+            if extra:
+                store.delete(extra)
+                removed += len(extra)
+        if missing:
+            self.table.set_index_state(self.layer, sorted(missing), IndexState.PENDING)
+        return len(missing), removed
 
     def erase_vectors(self, scope: str, ids: Sequence[str]) -> None:
-        """Remove a scope's vectors: its ids from the pooled collection, or its own collections."""
+        """Remove a scope's vectors: its ids from the pooled collection, or its own collection."""
         self.forget_computed(ids)
         if self.stores.pooled(scope):
             self.stores.by_name(self.stores.base_name).delete(list(ids))
         else:
-            self.stores.drop_scope(scope)
+            self.stores.by_name(self.stores.own_name(scope)).drop()
+            self.stores.forget_layout()
 
     def drop_all(self) -> None:
         """Delete every collection of this layer and mark its rows pending (``reindex``)."""

@@ -74,7 +74,7 @@ class Eraser:
         if rag is not None:
             rag.index.forget_computed([memory_id])
             try:
-                rag.stores.delete(scope_of(entry.user_id), [memory_id])
+                rag.stores.for_scope(scope_of(entry.user_id)).delete([memory_id])
             except StoreUnavailableError as exc:
                 logger.warning("the vector of an erased memory stays until the next start: %s", exc)
         self.db.scrub()

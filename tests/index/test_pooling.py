@@ -6,9 +6,8 @@ import numpy as np
 
 from helpers.store import fill
 from memory import Layer
-from memory.domain.types import scope_of
 from memory.index.chroma import ChromaBackend
-from memory.index.scoped import BULK, POOL_LIMIT
+from memory.index.scoped import POOL_LIMIT
 from memory.index.vectors import VectorStore
 
 
@@ -42,18 +41,10 @@ def test_a_user_who_outgrows_the_pool_moves_to_their_own_collection(make_manager
         for i in range(POOL_LIMIT + 20)
     )
     manager.flush()
-    pooled = {"karin__temporary", "karin__summary", "karin__static"}
-    own = manager.inspector.collection_names() - pooled
-    assert own == {
-        f"{name}{suffix}" for name in own for suffix in ("", "_cheap") if not name.endswith("_cheap")
-    }
+    own = manager.inspector.collection_names() - {"karin__temporary", "karin__summary", "karin__static"}
+    assert len(own) == 1 and next(iter(own)).startswith("karin__temporary__")
     live = {e.id for e in manager.inspector.entries(Layer.TEMPORARY, "heavy")}
     assert manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy") == live  # every vector moved, none lost
-    assert "护照" in manager.retrieve("护照放在哪里", user_id="heavy")[1]
-    manager.flush(enrich=True)  # the import's cheap vectors, kept apart, are gone with their collection
-    own = manager.inspector.collection_names() - pooled
-    assert len(own) == 1 and next(iter(own)).startswith("karin__temporary__")
-    assert manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy") == live
     assert "护照" in manager.retrieve("护照放在哪里", user_id="heavy")[1]
     assert "bike is red" in manager.retrieve("what colour is my bike", user_id="light")[1]
     assert "护照" not in manager.retrieve("护照放在哪里", user_id="light")[1]
@@ -98,54 +89,3 @@ def test_a_pooled_collection_reads_back_what_was_written_last(tmp_path, config, 
         assert missing == ["c"] and np.allclose(pool.vectors(["c"])["c"], new)
     finally:
         backend.close()
-
-
-def _bulk(manager, user_id: str, count: int = POOL_LIMIT + BULK + 8) -> list[str]:
-    """Import ``count`` interactions of one user at once (one batch); their texts."""
-    said = [f"第{i}张黑胶唱片是编号{i * 13}的老爵士乐" for i in range(count)]
-    manager.import_interactions({"user_input": s, "response": "好", "user_id": user_id} for s in said)
-    manager.flush()
-    return said
-
-
-def test_an_erased_memory_of_an_import_leaves_every_collection_before_and_after_enrichment(
-    make_manager, config
-) -> None:
-    config.active.capacity = 2
-    manager = make_manager(config)
-    _bulk(manager, "heavy")
-    fill(manager, ["my cat is called Mochi", "二", "三"], user_id="other")
-    names = manager.inspector.collection_names()
-    assert any(name.endswith("_cheap") for name in names)  # the import's cheap vectors, apart
-    entries = {e.content.split("\n")[0]: e.id for e in manager.inspector.entries(Layer.TEMPORARY, "heavy")}
-    gone = next(i for text, i in entries.items() if "编号65的" in text)
-    assert manager.forget(gone)
-    assert gone not in manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy")
-    manager.flush(enrich=True)
-    assert gone not in manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy")
-    assert manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy") == set(entries.values()) - {gone}
-    assert not any(name.endswith("_cheap") for name in manager.inspector.collection_names())
-    assert "编号65的" not in manager.retrieve("编号65的老爵士乐", user_id="heavy")[1]
-    assert manager.forget_user("heavy")
-    assert manager.inspector.collection_names() <= {"karin__temporary", "karin__summary", "karin__static"}
-    assert "Mochi" in manager.retrieve("what is my cat called", user_id="other")[1]
-
-
-def test_a_cheap_vector_left_beside_its_full_one_is_dropped_at_start(make_manager, config) -> None:
-    """A kill between storing a full vector and dropping its cheap one leaves both; the next
-    start keeps the full one only."""
-    config.active.capacity = 2
-    manager = make_manager(config, background=False)
-    _bulk(manager, "heavy")
-    stores = manager._engine.layers.rag[Layer.TEMPORARY].stores
-    scope = scope_of("heavy")
-    cheap, own = stores.by_name(stores.cheap_name(scope)), stores.by_name(stores.own_name(scope))
-    both = sorted(cheap.ids())[:3]
-    own.add(both, [""] * 3, [{"scope": stores.tag(scope)}] * 3, vectors=cheap.vectors(both))
-    manager.close()
-    again = make_manager(config, background=False)
-    again._engine.sync.repair(budget_seconds=0.0)  # what a start with its workers runs first
-    stores = again._engine.layers.rag[Layer.TEMPORARY].stores
-    assert set(both) <= stores.by_name(stores.own_name(scope)).ids()
-    assert not set(both) & stores.by_name(stores.cheap_name(scope)).ids()
-    assert "编号39的" in again.retrieve("编号39的老爵士乐", user_id="heavy")[1]
