@@ -112,10 +112,25 @@ print(json.dumps(seen, ensure_ascii=False))
 """
 
 
+def _state_read_only(config: MemoryConfig, readonly: ReadOnly) -> dict[Path, bytes]:
+    """Make the folder read-only, then check ``python -m memory state`` opens it and reports the
+    record unwritable; returns every file's bytes as they were before."""
+    folder, make_readonly = readonly
+    files = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    make_readonly()
+    state = subprocess.run(
+        [sys.executable, "-m", "memory", "state", "--persona", "karin"],
+        capture_output=True, text=True, timeout=300, check=False, env=config_env(config),
+    )  # fmt: skip
+    assert state.returncode == 0, state.stderr
+    assert json.loads(state.stdout)["health"]["record_writable"] is False
+    return files
+
+
 def test_a_read_only_folder_opens_for_reading(
     config: MemoryConfig, readonly: ReadOnly, tmp_path: Path
 ) -> None:
-    folder, make_readonly = readonly
+    folder = readonly[0]
     config = _in(config, folder)
     with MemoryManager("karin", config) as manager:
         fill(manager, ["我家的柯基叫可乐", "I am allergic to peanuts", "最后一句"], user_id="u1")
@@ -123,15 +138,7 @@ def test_a_read_only_folder_opens_for_reading(
         manager.flush(enrich=True)
         exported = tmp_path / "export.jsonl"
         manager.export_memories(exported)
-    files = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    make_readonly()
-
-    state = subprocess.run(
-        [sys.executable, "-m", "memory", "state", "--persona", "karin"],
-        capture_output=True, text=True, timeout=300, check=False, env=config_env(config),
-    )  # fmt: skip
-    assert state.returncode == 0, state.stderr
-    assert json.loads(state.stdout)["health"]["record_writable"] is False
+    files = _state_read_only(config, readonly)
 
     child = subprocess.run(
         [sys.executable, "-c", CHILD, str(exported)],
@@ -150,7 +157,7 @@ def test_a_read_only_folder_opens_for_reading(
 def test_a_read_only_record_of_the_previous_version_opens_without_the_new_index(
     config: MemoryConfig, readonly: ReadOnly
 ) -> None:
-    folder, make_readonly = readonly
+    folder = readonly[0]
     config = _in(config, folder)
     with MemoryManager("karin", config) as manager:
         manager.remember("我住在杭州", user_id="u1", key="home")
@@ -159,12 +166,5 @@ def test_a_read_only_record_of_the_previous_version_opens_without_the_new_index(
         conn.execute("DROP INDEX profile_value")
         conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema:profile'")
     conn.close()
-    files = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    make_readonly()
-    state = subprocess.run(
-        [sys.executable, "-m", "memory", "state", "--persona", "karin"],
-        capture_output=True, text=True, timeout=300, check=False, env=config_env(config),
-    )  # fmt: skip
-    assert state.returncode == 0, state.stderr
-    assert json.loads(state.stdout)["health"]["record_writable"] is False
+    files = _state_read_only(config, readonly)
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files
