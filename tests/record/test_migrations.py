@@ -75,9 +75,9 @@ def test_an_older_record_is_migrated_and_keeps_every_row(
         ]
         assert manager.profile("alice")["home"].value == "杭州"
     assert _versions(path) == {
-        "schema:entries": "6",
+        "schema:entries": "7",
         "schema:journal": "1",
-        "schema:profile": "3",
+        "schema:profile": "4",
         "schema:tombstones": "1",
     }
     with sqlite3.connect(path) as conn:
@@ -86,8 +86,9 @@ def test_an_older_record_is_migrated_and_keeps_every_row(
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(entries)")}
         profile_indexes = {row[1] for row in conn.execute("PRAGMA index_list(profile)")}
     conn.close()
-    assert "profile_value" in profile_indexes
+    assert {"profile_value", "profile_now"} <= profile_indexes
     assert "entries_unindexed_scope" in indexes and "entries_unindexed" not in indexes
+    assert "entries_scope_time" in indexes
     assert {"pinned", "importance", "key", "item", "line_vectors"} <= columns
     assert active != 1  # no longer read as "waiting to be indexed"
 

@@ -154,7 +154,7 @@ def test_a_read_only_folder_opens_for_reading(
 
 
 @pytest.mark.sqlite_only
-def test_a_read_only_record_of_the_previous_version_opens_without_the_new_index(
+def test_a_read_only_record_of_an_earlier_version_opens_without_the_new_indexes(
     config: MemoryConfig, readonly: ReadOnly
 ) -> None:
     folder = readonly[0]
@@ -162,9 +162,11 @@ def test_a_read_only_record_of_the_previous_version_opens_without_the_new_index(
     with MemoryManager("karin", config) as manager:
         manager.remember("我住在杭州", user_id="u1", key="home")
     database = next((folder / "memory_store").glob("*.sqlite3"))
-    with sqlite3.connect(database) as conn:  # as the version before the profile's value index left it
-        conn.execute("DROP INDEX profile_value")
+    with sqlite3.connect(database) as conn:  # as the versions before the speed indexes left it
+        for index in ("profile_value", "profile_now", "entries_scope_time"):
+            conn.execute(f"DROP INDEX {index}")
         conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema:profile'")
+        conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema:entries'")
     conn.close()
     files = _state_read_only(config, readonly)
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files
