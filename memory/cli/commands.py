@@ -6,12 +6,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memory.config import MemoryConfig
 from memory.errors import InvalidInputError, needs_extra
+
+if TYPE_CHECKING:
+    from memory.config import MemoryConfig
 
 
 def config_of(args: argparse.Namespace) -> MemoryConfig:
+    from memory.config import MemoryConfig  # not for --help: pydantic takes a third of a second
+
     config = MemoryConfig.from_toml(args.config) if args.config else MemoryConfig()
     if args.data_dir:
         config.data_dir = str(Path(args.data_dir) / "memory_store")

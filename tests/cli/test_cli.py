@@ -223,6 +223,25 @@ def test_import_help_documents_the_jsonl_keys(capsys) -> None:
     assert all(key in out for key in ("user_input", "response", "timestamp", "user_id", "我对花生过敏"))
 
 
+def test_help_answers_without_loading_the_config_or_the_store() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", HELP_IMPORTS], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert "bulk import interactions" in done.stdout
+    assert done.stdout.splitlines()[-1] == "[]"  # pydantic alone took a third of a second
+
+
+HELP_IMPORTS = """
+import sys
+from memory.cli import main
+try:
+    main(["--help"])
+except SystemExit:
+    pass
+print(sorted(m for m in ("pydantic", "chromadb", "langchain_core", "numpy", "jieba") if m in sys.modules))
+"""
+
+
 def test_an_unknown_persona_names_the_absolute_folder_searched(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     code = main(
