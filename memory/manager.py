@@ -17,9 +17,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
-
-from langchain_core.runnables import Runnable
+from typing import TYPE_CHECKING, Any, Self
 
 from memory.config import MemoryConfig
 from memory.domain.persona import Persona
@@ -28,7 +26,6 @@ from memory.domain.types import ManagerState, ProfileFact, utcnow
 from memory.domain.validation import check_persona, check_user_id
 from memory.engine import Engine, open_engine
 from memory.errors import ClosedError
-from memory.integrations.runnables import RetrieverFace
 from memory.introspection.inspection import MemoryInspector
 from memory.introspection.state import build_debug_state
 from memory.personas import load_persona
@@ -38,6 +35,11 @@ from memory.surface import LangChainSurface
 from memory.upkeep import MemoryUpkeep
 from memory.write.importer import ImportReport
 from memory.write.recorder import NumberedRecord, Record
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import Runnable
+
+    from memory.integrations.runnables import RetrieverFace
 
 logger = logging.getLogger(__name__)
 
@@ -155,6 +157,8 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
     def retriever(self) -> RetrieverFace:
         """The cross-layer retriever (``retrieve``, ``retrieve_memories``) and its LangChain
         faces (``as_runnable()``, ``as_langchain_retriever()``)."""
+        from memory.integrations.runnables import RetrieverFace
+
         return RetrieverFace(self._check_open().retriever)
 
     @property

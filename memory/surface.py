@@ -1,33 +1,34 @@
 """The LangChain and LangGraph faces of :class:`memory.manager.MemoryManager`: a chat chain with
 memory, a message history, a LangGraph store, memory tools and the cognitive loop.
 
-Each is built by its own module; this base class only hands them the open manager.
+Each is built by its own module, imported when first asked for (an engine that only records and
+retrieves never loads LangChain's runnables: about half a second of every start); this base class
+only hands them the open manager.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import Runnable
-from langchain_core.tools import BaseTool
-
 from memory.domain.twins import async_twin
 from memory.domain.types import Interaction
 from memory.domain.validation import check_user_id
 from memory.engine import Engine
 from memory.errors import InvalidInputError, needs_extra
-from memory.integrations import chat, tools
 from memory.integrations.users import UNSET, UserChoice
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import Runnable
+    from langchain_core.tools import BaseTool
+
+    from memory.integrations import chat
     from memory.integrations.graph_store import MemoryStore
 
+    class OpenManager(chat.ChatMemory, Protocol):
+        """What the LangChain faces need of the manager they are part of."""
 
-class OpenManager(chat.ChatMemory, Protocol):
-    """What the LangChain faces need of the manager they are part of."""
-
-    def _check_open(self) -> Engine: ...
+        def _check_open(self) -> Engine: ...
 
 
 class LangChainSurface:
@@ -62,6 +63,8 @@ class LangChainSurface:
             >>> chat = memory.with_memory(prompt | model)  # doctest: +SKIP
             >>> chat.invoke({"input": "我对什么过敏？"}, {"configurable": {"user_id": "u42"}})
         """
+        from memory.integrations import chat
+
         self._check_open()
         return chat.with_memory(
             self, chain, input_key=input_key, history_key=history_key, output_key=output_key
@@ -70,6 +73,8 @@ class LangChainSurface:
     def as_chat_history(self: OpenManager, user_id: str) -> chat.MemoryChatHistory:
         """A ``BaseChatMessageHistory`` over the user's active window (added exchanges are
         recorded; ``clear()`` erases the user, see :meth:`forget_user`)."""
+        from memory.integrations import chat
+
         self._check_open()
         user = check_user_id(user_id)
         if user is None:  # clear() erases the user: the shared memory is no one's to erase
@@ -81,6 +86,8 @@ class LangChainSurface:
         and ``forget_memory(memory_id)``, described in the persona's language. The user is
         ``user_id`` (``None``: the persona's shared memory), else each call's
         ``config["configurable"]["user_id"]``; a call that names none gets the error as text."""
+        from memory.integrations import tools
+
         engine = self._check_open()
         user = user_id if user_id is UNSET else check_user_id(user_id)
         return tools.memory_tools(self, user, engine.config.locale)
@@ -92,6 +99,8 @@ class LangChainSurface:
         it needs to know something it recalls it (a ``recall_memory`` tool call, or a
         ``RECALL: <query>`` line from a model without tools), at most ``max_recalls`` times,
         then answers. Input: a str or ``{"input": str}``; output: the model's answer message."""
+        from memory.integrations import tools
+
         engine = self._check_open()
         return tools.cognitive_chain(
             self,

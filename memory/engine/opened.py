@@ -9,10 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig, StoreMode
 from memory.domain.persona import Persona
@@ -42,6 +41,9 @@ from memory.write.erase import Eraser
 from memory.write.index_model import adopt_index, adopt_line_vectors
 from memory.write.index_sync import IndexSync
 from memory.write.recorder import Recorder
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import Runnable
 
 logger = logging.getLogger(__name__)
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.runnables import Runnable
 
 from memory.config import MemoryConfig
 from memory.domain.persona import Persona
@@ -31,6 +30,9 @@ from memory.summary.summarizer import Summarizer, load_model_factory
 from memory.write.index_sync import IndexSync
 from memory.write.recorder import Recorder
 from memory.write.said_slots import SaidSlots
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import Runnable
 
 Job = Callable[[], Awaitable[object]]
 """A coroutine function the scheduler runs (the summary job, the clean-up job)."""

@@ -9,11 +9,12 @@ user at all is refused, since there a missing user is most often a forgotten con
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Final
-
-from langchain_core.runnables import RunnableConfig
+from typing import TYPE_CHECKING, Any, Final
 
 from memory.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 
 class Unset(Enum):

@@ -1,8 +1,12 @@
-"""Prompts for the summary model, written for persona chat."""
+"""Prompts for the summary model, written for persona chat (LangChain's prompts are imported
+when a model first needs one: an engine without a summary model never loads them)."""
 
 from __future__ import annotations
 
-from langchain_core.prompts import ChatPromptTemplate
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langchain_core.prompts import ChatPromptTemplate
 
 CONDENSE_SYSTEM = {
     "en": (
@@ -60,22 +64,22 @@ PROFILE_SYSTEM = {
 }
 
 
+def _prompt(system: str, human: str) -> ChatPromptTemplate:
+    from langchain_core.prompts import ChatPromptTemplate
+
+    return ChatPromptTemplate.from_messages([("system", system), ("human", human)])
+
+
 def condense_prompt(locale: str) -> ChatPromptTemplate:
     """Prompt taking ``persona`` and ``interaction``; the model returns one factual line."""
-    return ChatPromptTemplate.from_messages(
-        [("system", CONDENSE_SYSTEM.get(locale, CONDENSE_SYSTEM["zh"])), ("human", "{interaction}")]
-    )
+    return _prompt(CONDENSE_SYSTEM.get(locale, CONDENSE_SYSTEM["zh"]), "{interaction}")
 
 
 def profile_prompt(locale: str) -> ChatPromptTemplate:
     """Prompt taking ``persona`` and ``conversation``; the model returns profile facts as JSON."""
-    return ChatPromptTemplate.from_messages(
-        [("system", PROFILE_SYSTEM.get(locale, PROFILE_SYSTEM["zh"])), ("human", "{conversation}")]
-    )
+    return _prompt(PROFILE_SYSTEM.get(locale, PROFILE_SYSTEM["zh"]), "{conversation}")
 
 
 def summary_prompt(locale: str) -> ChatPromptTemplate:
     """Prompt taking ``persona`` and ``conversation``; the model returns a short summary."""
-    return ChatPromptTemplate.from_messages(
-        [("system", SUMMARY_SYSTEM.get(locale, SUMMARY_SYSTEM["zh"])), ("human", "{conversation}")]
-    )
+    return _prompt(SUMMARY_SYSTEM.get(locale, SUMMARY_SYSTEM["zh"]), "{conversation}")

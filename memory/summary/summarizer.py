@@ -14,16 +14,17 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from langchain_core.output_parsers import StrOutputParser
-from langchain_core.runnables import Runnable
+from typing import TYPE_CHECKING, Any
 
 from memory.domain.formatter import USER_LABELS, render_interaction
 from memory.domain.types import Interaction
 from memory.errors import ConfigError
 from memory.summary.extractive import extract
 from memory.summary.prompts import condense_prompt, profile_prompt, summary_prompt
+
+if TYPE_CHECKING:
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.runnables import Runnable
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +90,8 @@ def load_model_factory(spec: str) -> Runnable[Any, Any] | None:
     """
     if not spec:
         return None
+    from langchain_core.runnables import Runnable
+
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise ConfigError("summary.model_factory", f"expected 'package.module:callable', got {spec!r}")
@@ -103,6 +106,13 @@ def load_model_factory(spec: str) -> Runnable[Any, Any] | None:
             f"{spec!r} returned {type(model).__name__}, not a LangChain Runnable / chat model",
         )
     return model
+
+
+def _text_chain(prompt: ChatPromptTemplate, model: Runnable[Any, Any]) -> Runnable[Any, str]:
+    """``prompt | model``, its answer as text."""
+    from langchain_core.output_parsers import StrOutputParser
+
+    return prompt | model | StrOutputParser()
 
 
 class Summarizer:
@@ -147,7 +157,7 @@ class Summarizer:
         if self.model is None:
             return None
         text = render_interaction(interaction, self.persona, self.locale)
-        chain = condense_prompt(self.locale) | self.model | StrOutputParser()
+        chain = _text_chain(condense_prompt(self.locale), self.model)
         answer = await self._ask(chain, {"persona": self.persona, "interaction": text}, limit=None)
         return None if answer is None else parse_gate(answer, self.max_chars)
 
@@ -168,7 +178,7 @@ class Summarizer:
         """
         if self.model is not None:
             conversation = "\n".join(render_interaction(i, self.persona, self.locale) for i in interactions)
-            chain = summary_prompt(self.locale) | self.model | StrOutputParser()
+            chain = _text_chain(summary_prompt(self.locale), self.model)
             answer = await self._ask(chain, {"persona": self.persona, "conversation": conversation})
             if answer is not None:
                 return answer, "model"
@@ -182,7 +192,7 @@ class Summarizer:
         if self.model is None or not interactions:
             return []
         conversation = "\n".join(render_interaction(i, self.persona, self.locale) for i in interactions)
-        chain = profile_prompt(self.locale) | self.model | StrOutputParser()
+        chain = _text_chain(profile_prompt(self.locale), self.model)
         answer = await self._ask(chain, {"persona": self.persona, "conversation": conversation}, limit=None)
         return [] if answer is None else parse_facts(answer)
 

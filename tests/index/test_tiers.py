@@ -185,6 +185,26 @@ def test_commands_that_need_no_model_load_none(config: MemoryConfig, tmp_path) -
     assert done.stdout.splitlines()[-1] == "none"
 
 
+def test_a_process_that_records_and_retrieves_loads_no_langchain_runnables(config: MemoryConfig) -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        from memory import MemoryConfig, MemoryManager
+        with MemoryManager("karin", MemoryConfig()) as manager:
+            manager.record_interaction_sync("我家的猫叫团子", "好可爱", user_id="u1")
+            active, _ = manager.retrieve("我家的猫叫什么？", user_id="u1")
+            print(active.count("团子"))
+        heavy = ("langchain_core.runnables.base", "langchain_core.prompts", "langsmith")
+        print(sorted(name for name in heavy if name in sys.modules))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=config_env(config), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-2:] == ["1", "[]"]  # LangChain's runnables take half a second
+
+
 def test_the_shipped_e5_background_matches_a_fresh_computation() -> None:
     sentences = background_sentences()
     shipped = e5_engines.load_background(sentences)
