@@ -3,8 +3,8 @@ answer; ``--help`` and a command that needs no model.
 
 Each figure is the wall time of a new ``python`` process measured from outside (the median of
 ``--runs``). The first start on a machine builds the user-cache files (the keyword bridge, USE's
-tokenizer: see :mod:`memory.index.cache_files`); it is timed once, with an empty cache folder,
-and reported apart.
+tokenizer: see :mod:`memory.index.cache_files`) and, in a checkout, the engine's bytecode; it is
+timed once, with an empty cache folder, and reported apart.
 """
 
 from __future__ import annotations
@@ -41,8 +41,11 @@ TARGET_HELP = 0.5
 
 def _env(folder: Path, cache: Path) -> dict[str, str]:
     config = make_config(folder)
+    # an installed package has its bytecode; a checkout run with PYTHONDONTWRITEBYTECODE would
+    # compile every module of the engine at every start (half a second): the first start writes it
+    inherited = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return {
-        **os.environ,
+        **inherited,
         "PERSONA_MEMORY__PERSONAS_DIR": config.personas_dir,
         "PERSONA_MEMORY__DATA_DIR": config.data_dir,
         "PERSONA_MEMORY__ARCHIVE_DIR": config.archive_dir,
