@@ -67,6 +67,18 @@ def add_column(conn: Connection, table: str, column: str, definition: str) -> No
         conn.script(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
 
 
+def speed_index(sql: str) -> Step:
+    """A step that creates an index (``CREATE INDEX IF NOT EXISTS ...``) that only speeds reads
+    up: a read-only record made before it is read without it, and the next writable open adds
+    it."""
+
+    def step(conn: Connection) -> None:
+        if not conn.read_only:
+            conn.script(sql)
+
+    return step
+
+
 def version_by_columns(table: str, *added: str) -> Callable[[Connection], int]:
     """The ``legacy`` of an owner whose versions after the first each added one column, in
     ``added`` order: 0 without ``table``, else 1 plus the number of those columns it has."""

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from memory.domain.types import ProfileFact, scope_of, user_of
 from memory.record.db import Connection, Database, from_epoch
-from memory.record.migrations import Migrations, add_column, version_by_columns
+from memory.record.migrations import Migrations, add_column, speed_index, version_by_columns
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS profile (
@@ -37,29 +37,18 @@ EXPORTED = tuple(_COLUMNS.split(", "))
 """The columns of a profile fact in an export (see :mod:`memory.transfer`)."""
 
 
-def _index_values(conn: Connection) -> None:
-    """Index the values a retrieval looks up (:meth:`ProfileTable.replaced`): a speed aid only,
-    so a read-only record made before it is read without it (the next writable open adds it)."""
-    if not conn.read_only:
-        conn.script(
-            f"CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, (substr(value, 1, {VALUE_PREFIX})))"
-        )
-
-
-def _index_current(conn: Connection) -> None:
-    """Index a scope's current facts, which every retrieval reads (a speed aid, as above;
-    partial, so the history's lookups keep :func:`_index_values`'s index)."""
-    if not conn.read_only:
-        conn.script("CREATE INDEX IF NOT EXISTS profile_now ON profile(scope) WHERE valid_until IS NULL")
-
-
 install = Migrations(
     "profile",
     (
         lambda conn: conn.script(SCHEMA),
         lambda conn: add_column(conn, "profile", "vector", "BLOB"),  # a current fact's embedding
-        _index_values,
-        _index_current,
+        # the values a retrieval looks up (ProfileTable.replaced)
+        speed_index(
+            f"CREATE INDEX IF NOT EXISTS profile_value ON profile(scope, (substr(value, 1, {VALUE_PREFIX})))"
+        ),
+        # a scope's current facts, read by every retrieval; partial, so the history's lookups
+        # keep the index above
+        speed_index("CREATE INDEX IF NOT EXISTS profile_now ON profile(scope) WHERE valid_until IS NULL"),
     ),
     legacy=version_by_columns("profile", "vector"),
 )
