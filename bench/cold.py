@@ -3,7 +3,7 @@ answer; ``--help`` and a command that needs no model.
 
 Each figure is the wall time of a new ``python`` process measured from outside (the median of
 ``--runs``). The first start on a machine builds the user-cache files (the keyword bridge, USE's
-tokenizer: see :mod:`memory.index.cache_files`) and, in a checkout, the engine's bytecode; it is
+tokenizer: see :mod:`memory.cache_files`) and, in a checkout, the engine's bytecode; it is
 timed once, with an empty cache folder, and reported apart.
 """
 

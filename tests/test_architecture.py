@@ -36,7 +36,7 @@ EXPORTED = [
 # lower ranks, never one above it nor another of its own rank (inside a unit, only cycles are
 # forbidden: see test_the_import_graph_has_no_cycle).
 RANKS: list[set[str]] = [
-    {"errors", "samples"},
+    {"errors", "samples", "cache_files"},  # cache_files: the user cache of package-derived files
     {"domain", "config_types"},  # types and pure rules, no I/O; strict config field types
     {"config_sections"},
     {"config", "personas"},  # personas: the folders, and the samples that ship

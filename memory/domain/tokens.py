@@ -9,6 +9,7 @@ FTS5's ``trigram`` tokenizer. In jieba mode each word is tagged with its row's s
 from __future__ import annotations
 
 import array
+import contextlib
 import functools
 import hashlib
 import logging
@@ -20,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from memory.cache_files import cache_file, read_cache, write_cache
 from memory.domain.types import index_text
 
 logger = logging.getLogger(__name__)
@@ -167,14 +169,32 @@ def common_words(max_idf: float) -> frozenset[str]:
     """Chinese words more common than ``max_idf``: their inverse document frequency in jieba's
     general-corpus table (``jieba/analyse/idf.txt``, 270,000 words) is below it (时候 4.3,
     什么 3.6; 咖啡 7.8), and its dictionary does not tag them as names (北京 4.7 stays). Such a
-    word says little about which memory is meant, so it never decides a keyword match. Empty at 0."""
+    word says little about which memory is meant, so it never decides a keyword match. Empty at 0.
+
+    Reading the two tables takes half a second; the few hundred words found are kept in the user
+    cache (:mod:`memory.cache_files`) for the next process."""
     if max_idf <= 0:
         return frozenset()
     import jieba
 
     folder = Path(jieba.__file__).parent
+    tables = (folder / "analyse" / "idf.txt", folder / "dict.txt")
+    try:
+        cached = cache_file(f"common-words-{max_idf:g}", tables, ".txt")
+    except OSError:
+        return _common_words(max_idf, *tables)
+    data = read_cache(cached)
+    with contextlib.suppress(UnicodeDecodeError):  # a damaged cache: built again
+        if data is not None:
+            return frozenset(data.decode("utf-8").split("\n")) - {""}
+    found = _common_words(max_idf, *tables)
+    write_cache(cached, "\n".join(sorted(found)).encode("utf-8"))
+    return found
+
+
+def _common_words(max_idf: float, idf_table: Path, dictionary: Path) -> frozenset[str]:
     found = set()
-    with (folder / "analyse" / "idf.txt").open(encoding="utf-8") as lines:
+    with idf_table.open(encoding="utf-8") as lines:
         for line in lines:
             word, _, idf = line.rstrip("\n").rpartition(" ")
             try:
@@ -182,7 +202,7 @@ def common_words(max_idf: float) -> frozenset[str]:
                     found.add(word)
             except ValueError:
                 continue
-    with (folder / "dict.txt").open(encoding="utf-8") as lines:
+    with dictionary.open(encoding="utf-8") as lines:
         names = {parts[0] for parts in map(str.split, lines) if len(parts) == 3 and parts[2] in NAME_TAGS}
     return frozenset(found - names)
 

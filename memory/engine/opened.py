@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
+from memory.cache_files import cache_folder
 from memory.config import MemoryConfig, StoreMode
 from memory.domain.persona import Persona
 from memory.engine.wiring import Job, layers_of, reader_of, summarizer_of, writers_of
 from memory.errors import ReadOnlyStoreError
-from memory.index.cache_files import cache_folder
 from memory.index.chroma import ChromaBackend
 from memory.index.embeddings import describe, get_embeddings, warm_up_in_background
 from memory.index.heap import cap_malloc_arenas, scrub_freed_memory

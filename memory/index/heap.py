@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
+import functools
 import os
 import sys
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    """The C library the process runs on (``find_library`` would start ``ldconfig``: a fork of a
+    process that may hold a gigabyte)."""
+    return ctypes.CDLL(None)
+
 
 M_ARENA_MAX = -8
 """glibc's ``mallopt`` parameter number for the arena limit."""
@@ -35,7 +43,7 @@ def cap_malloc_arenas(limit: int) -> bool:
     ):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = _libc()
         _arenas_capped = bool(libc.mallopt(M_ARENA_MAX, limit))
     except (OSError, AttributeError):  # not glibc
         return False
@@ -59,7 +67,7 @@ def scrub_freed_memory(enabled: bool) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = _libc()
         _perturbed = bool(libc.mallopt(M_PERTURB, PERTURB_BYTE))
     except (OSError, AttributeError):  # not glibc
         return False
@@ -70,4 +78,4 @@ def trim_malloc() -> None:
     """Give the pages glibc keeps after a client's threads are gone back to the system."""
     if _arenas_capped:
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+            _libc().malloc_trim(0)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from memory.index.cache_files import cache_file, read_cache, write_cache
+from memory.cache_files import cache_file, read_cache, write_cache
 from memory.index.cores import bulk_cores
 
 

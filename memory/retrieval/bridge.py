@@ -24,8 +24,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
+from memory.cache_files import cache_file, read_cache, write_cache
 from memory.domain.tokens import STOPWORDS
-from memory.index.cache_files import cache_file, read_cache, write_cache
 
 GLOSSES_PER_WORD = 3
 """English glosses of a Chinese word read (the first are the common senses)."""
@@ -200,7 +200,7 @@ def shared_bridge() -> Bridge:
 
 
 def cache_path() -> Path:
-    """The cache file of the built tables (see :mod:`memory.index.cache_files`)."""
+    """The cache file of the built tables (see :mod:`memory.cache_files`)."""
     import jieba
 
     return cache_file(

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from helpers.store import fill
@@ -190,3 +194,23 @@ def test_a_word_common_in_any_chinese_text_never_decides_a_keyword_match(make_ma
     result = manager.retrieve_memories("你什么时候去的北京？", user_id="u1")
     assert "时候" not in result.keywords and result.keywords["北京"] == "北京"
     assert "北京" in result.memories[0].entry.content
+
+
+def test_the_common_word_table_read_from_the_cache_is_the_one_computed(tmp_path) -> None:
+    script = (
+        "from memory.domain.tokens import common_words\n"
+        "words = common_words(5.0)\n"
+        "print(len(words), '什么' in words, '北京' in words, '咖啡' in words, hash(frozenset(words)))\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "PYTHONHASHSEED": "0"}
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    built = run()  # reads jieba's two tables, keeps the words found in the user cache
+    (cached,) = (tmp_path / "persona-memory").glob("common-words-5-*.txt")
+    assert run() == built and built.split()[1:4] == ["True", "False", "False"]
+    cached.write_bytes(b"\xff\xfe damaged")
+    assert run() == built
