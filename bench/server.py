@@ -32,6 +32,7 @@ from rich.table import Table
 
 from bench import latency_ms, synthetic_texts
 from bench.perf import make_config
+from memory.index.cores import cores
 from memory.manager import MemoryManager
 
 V1 = "/v1/personas/karin"
@@ -60,7 +61,22 @@ def _in_process(folder: Path, calls: int) -> dict[str, Any]:
             began = time.perf_counter()
             manager.record_interaction_sync(f"{user_input}（{turn}）", response, user_id="solo")
             records.append(time.perf_counter() - began)
-    return {"retrieve": latency_ms(retrieves), "record": latency_ms(records)}
+        e5_query = _e5_query_seconds(manager, calls)
+    return {"retrieve": latency_ms(retrieves), "record": latency_ms(records), "e5_query": e5_query}
+
+
+def _e5_query_seconds(manager: MemoryManager, calls: int) -> float | None:
+    """Mean seconds of E5's query pass alone (one engine, one core) on the same kind of turns: the
+    part of a retrieval no other work can share. None without E5."""
+    pool = getattr(manager._engine.embeddings, "_e5", None)
+    if pool is None:
+        return None
+    rng = random.Random(5)
+    queries = [synthetic_texts(rng)[0] for _ in range(calls)]
+    began = time.perf_counter()
+    for query in queries:
+        pool.encode([query], as_query=True)
+    return (time.perf_counter() - began) / len(queries)
 
 
 async def _client(
@@ -207,6 +223,12 @@ def render(results: dict[str, Any]) -> Table:
         f"p95 {results['paced']['retrieve']['p95']:.0f} ms (target 150); index backlog after shutdown "
         f"{results['pending_index_after_shutdown']}."
     )
+    if results["in_process"]["e5_query"] is not None:
+        e5_ms = 1000 * results["in_process"]["e5_query"]
+        table.caption += (
+            f" E5's query pass alone takes {e5_ms:.1f} ms of one core a turn: {cores()} cores can give at "
+            f"most {1000 * cores() / e5_ms:.0f} turns/s with nothing else to do."
+        )
     if results["server_cpu"] is not None:
         seconds, turns_made = results["load_seconds"], results["clients"] * results["calls"]
         table.caption += (
