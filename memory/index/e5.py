@@ -170,9 +170,8 @@ class BlendedEmbeddings(Embeddings):
         """Embed the texts of one query (a dialogue's turns) in one call, as queries."""
         if not texts:
             return []
-        # a dialogue's newest words are at its end; E5 first: at a start its engines open at once,
-        # while USE's weights may still be loading on the warm-up thread
+        use = self._use.embed_documents(texts)
+        # a dialogue's newest words are at its end
         fitted = [self._e5.fit(text[-E5_MAX_CHARS:], E5_QUERY_TOKENS, keep_end=True) for text in texts]
         e5 = self._e5.encode(fitted, as_query=True)
-        use = self._use.embed_documents(texts)
         return self._blend(use, e5, self._query_means, texts)
