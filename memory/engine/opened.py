@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
-from memory.cache_files import cache_folder
 from memory.config import MemoryConfig, StoreMode
 from memory.domain.persona import Persona
 from memory.engine.wiring import Job, layers_of, reader_of, summarizer_of, writers_of
@@ -158,7 +157,7 @@ def _wire(
     opened: list[Callable[[], object]],
     read_only: bool,
 ) -> Engine:
-    db, keywords = open_record(config, persona.id, data_dir, read_only, cache_folder(or_else=data_dir))
+    db, keywords = open_record(config, persona.id, data_dir, read_only)
     opened.append(db.close)
     embeddings = get_embeddings(config.embedding)
     backend = ChromaBackend(config.store, data_dir, snapshot=read_only)

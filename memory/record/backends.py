@@ -27,9 +27,8 @@ KeywordRows = Callable[[Connection, Iterable[tuple[str, str, str | None, str]]],
 class KeywordBackend:
     """The keyword index of one kind of record."""
 
-    install: Callable[[Connection, str, Path | None], bool]
-    """Creates or migrates the index (``(conn, tokenizer, jieba cache folder)``); True when it
-    was rebuilt."""
+    install: Callable[[Connection, str], bool]
+    """Creates or migrates the index (``(conn, tokenizer)``); True when it was rebuilt."""
     search: keyword.Ranker
     """Ranks one scope's entries of a layer matching any of the query's terms."""
     purge: Callable[[Connection], None]
@@ -37,9 +36,9 @@ class KeywordBackend:
     index_rows: KeywordRows | None = None
     """Writes the keyword rows of written entries (``None``: the database's triggers do)."""
 
-    def installer(self, tokenizer: str, cache_dir: Path | None) -> Callable[[Connection], bool]:
+    def installer(self, tokenizer: str) -> Callable[[Connection], bool]:
         """:attr:`install` as one step of the record's installers."""
-        return lambda conn: self.install(conn, tokenizer, cache_dir)
+        return lambda conn: self.install(conn, tokenizer)
 
 
 SQLITE = KeywordBackend(install=fts.install, search=keyword.search, purge=fts.purge)
@@ -52,7 +51,7 @@ POSTGRES = KeywordBackend(
 
 
 def open_record(
-    config: MemoryConfig, persona_id: str, data_dir: Path, read_only: bool, jieba_cache: Path | None
+    config: MemoryConfig, persona_id: str, data_dir: Path, read_only: bool
 ) -> tuple[Database, KeywordBackend]:
     """The system of record of a persona (a SQLite file in ``data_dir``, or a PostgreSQL schema)
     and its keyword index, every table installed.
@@ -74,7 +73,7 @@ def open_record(
         record = PostgresDatabase(
             dsn,
             f"persona_{persona_id}",
-            installers=(*installers, POSTGRES.installer(tokenizer, jieba_cache)),
+            installers=(*installers, POSTGRES.installer(tokenizer)),
             vacuum_on_erase=config.store.postgres_vacuum_on_erase,
         )
         record.folder, record.read_only = data_dir, read_only  # the index and archive live there
@@ -82,7 +81,7 @@ def open_record(
     database = SqliteDatabase(
         data_dir / f"{persona_id}.sqlite3",
         synchronous=config.store.sqlite_synchronous,
-        installers=(*installers, SQLITE.installer(tokenizer, jieba_cache)),
+        installers=(*installers, SQLITE.installer(tokenizer)),
         read_only=read_only,
     )
     return database, SQLITE

@@ -9,8 +9,6 @@ This module owns the ``entries_fts`` table.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from memory.domain.tokens import JIEBA, TRIGRAM, index_tokens, load_jieba
 from memory.domain.types import index_text
 from memory.errors import ReadOnlyStoreError
@@ -25,19 +23,18 @@ _TOKEN_FUNCTION = "persona_memory_tokens"
 _TEXT_FUNCTION = "persona_memory_text"
 
 
-def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
+def install(conn: Connection, tokenizer: str) -> bool:
     """Create the FTS5 table and its triggers; returns True when the index must be (re)built.
 
     Args:
         conn: the entries database connection (the token function is registered on it).
         tokenizer: ``"jieba"`` or ``"trigram"``.
-        cache_dir: where jieba may write its dictionary cache (the user's cache folder).
     """
     if not isinstance(conn, SqliteConnection):
         raise TypeError("the FTS5 keyword index needs a SQLite database")
     _register_functions(conn)
-    if cache_dir is not None and tokenizer == JIEBA:
-        load_jieba(cache_dir)
+    if tokenizer == JIEBA:
+        load_jieba()
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_tokenizer'").fetchone()
     version = f"{tokenizer}/{INDEX_VERSION}"
     rebuild = row is None or row[0] != version

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from memory.domain.tokens import JIEBA, index_tokens, load_jieba, scope_tag
 from memory.domain.types import index_text
@@ -55,7 +54,7 @@ CREATE OR REPLACE TRIGGER entries_kw_count AFTER INSERT OR UPDATE OR DELETE ON e
 """
 
 
-def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> bool:
+def install(conn: Connection, tokenizer: str) -> bool:
     """Create the keyword tables; returns False (nothing to rebuild: rows are indexed on write).
 
     Raises:
@@ -63,7 +62,7 @@ def install(conn: Connection, tokenizer: str, cache_dir: Path | None = None) -> 
     """
     if tokenizer != JIEBA:
         raise ValueError(f"the Postgres record indexes keywords with jieba only, not {tokenizer!r}")
-    load_jieba(cache_dir)
+    load_jieba()
     conn.script(SCHEMA)
     return False
 

@@ -233,5 +233,5 @@ def _jieba_frequency() -> dict[str, int]:
 
     from memory.domain.tokens import load_jieba
 
-    load_jieba(None)
+    load_jieba()
     return dict(jieba.dt.FREQ)

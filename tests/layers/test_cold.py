@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
-import jieba
 import pytest
 
 from helpers.store import budget, fill
@@ -125,15 +125,20 @@ def test_with_a_tier_penalty_a_hot_memory_wins_a_tie_with_a_cold_one(make_manage
 
 def test_the_cached_word_dictionary_segments_as_jieba_does(tmp_path) -> None:
     script = (
-        "import sys, jieba; from pathlib import Path; from memory.domain import tokens\n"
-        "tokens.load_jieba(Path(sys.argv[1]))\n"
+        "import jieba; from memory.domain import tokens\n"
+        "tokens.load_jieba()\n"
         "print(' '.join(jieba.cut_for_search('我上次说喜欢打羽毛球，周末去了颐和园')), len(jieba.dt.FREQ))\n"
     )
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+
+    def run() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
         ).stdout
-        for _ in range(2)
-    ]  # the first builds the cache from jieba's own dictionary, the second reads it
-    assert (tmp_path / f"jieba-{jieba.__version__}.prefix-dict").is_file()
-    assert runs[0] == runs[1] and "羽毛球" in runs[0]
+
+    first = run()  # builds the cache from jieba's own dictionary
+    (cached,) = (tmp_path / "persona-memory").glob("jieba-prefix-dict-*.bin")
+    assert run() == first and "羽毛球" in first  # read from the cache
+    cached.write_bytes(cached.read_bytes()[:1000])  # damaged: jieba's own dictionary serves
+    assert run() == first
+    assert cached.stat().st_size > 1000  # and written again
