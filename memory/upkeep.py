@@ -77,8 +77,10 @@ class MemoryUpkeep:
         return removed
 
     def forget(self: OpenManager, memory_id: str, *, user_id: str | None = None) -> bool:
-        """Erase one memory from every file (see :meth:`forget_user`); with ``user_id``, only if
-        it is that user's (a tool acting for a user can never erase someone else's).
+        """Erase one memory from every file (see :meth:`forget_user`), with the profile fact its
+        statement set and the summary lines that quote it; or a profile fact, by the id
+        :meth:`remember` returned for it. With ``user_id``, only if it is that user's (a tool
+        acting for a user can never erase someone else's).
 
         Returns:
             True when it was erased; False for an unknown id or another user's memory.

@@ -33,6 +33,8 @@ _COLUMNS = "id, scope, key, value, since, source, valid_until"
 VALUE_PREFIX = 100
 """The characters of a value the ``profile_value`` index holds: an entry stays small (PostgreSQL
 refuses a B-tree entry over about 2.7 kB, and a remembered value may be a long text)."""
+SAME_MOMENT = 0.001
+"""Seconds within which a fact's ``since`` is the moment of the statement that set it."""
 EXPORTED = tuple(_COLUMNS.split(", "))
 """The columns of a profile fact in an export (see :mod:`memory.transfer`)."""
 
@@ -118,6 +120,42 @@ class ProfileTable:
     def erase_scope(conn: Connection, scope: str) -> int:
         """Delete every fact (current and history) of a scope; returns how many."""
         return max(conn.execute("DELETE FROM profile WHERE scope = ?", (scope,)).rowcount, 0)
+
+    @staticmethod
+    def erase_fact(conn: Connection, fact_id: str, scope: str | None) -> bool:
+        """Delete one fact by id (of ``scope`` only, when given); returns whether it was there.
+        A current fact's key gets back the value it replaced (:meth:`_erase_rows`)."""
+        sql = f"SELECT {_COLUMNS} FROM profile WHERE id = ?"
+        args: tuple[object, ...] = (fact_id,)
+        if scope is not None:
+            sql, args = sql + " AND scope = ?", (fact_id, scope)
+        return ProfileTable._erase_rows(conn, conn.execute(sql, args).fetchall()) > 0
+
+    @staticmethod
+    def erase_set_at(conn: Connection, scope: str, source: str, at: datetime) -> int:
+        """Delete the facts from ``source`` that a statement of ``scope`` made at ``at`` set
+        (erasing the statement erases what it set); returns how many. The statement's time names
+        them: a slot's value is the statement as said, set at its time."""
+        moment = at.timestamp()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND source = ? AND since BETWEEN ? AND ?",
+            (scope, source, moment - SAME_MOMENT, moment + SAME_MOMENT),
+        ).fetchall()
+        return ProfileTable._erase_rows(conn, rows)
+
+    @staticmethod
+    def _erase_rows(conn: Connection, rows: Sequence[Sequence[object]]) -> int:
+        """Delete facts; where one was current, the newest value left for its key is current
+        again (as if the erased value had never been set)."""
+        for fact_id, scope, key, *_, valid_until in rows:
+            conn.execute("DELETE FROM profile WHERE id = ?", (fact_id,))
+            if valid_until is None:
+                conn.execute(
+                    "UPDATE profile SET valid_until = NULL WHERE seq = "
+                    "(SELECT MAX(seq) FROM profile WHERE scope = ? AND key = ?)",
+                    (scope, key),
+                )
+        return len(rows)
 
     def scopes(self) -> list[str]:
         """Scopes that hold facts."""

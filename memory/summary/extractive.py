@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memory.domain.importance import importance
+from memory.domain.importance import importance, said_in
 from memory.domain.sentences import sentences
 from memory.domain.types import Interaction
 
+MIN_CUT_CHARS = 4
+"""Least length of a cut line for it to count as quoting the sentence it starts (:func:`without_quotes`)."""
 PERSONA_FLOOR = 0.5
 """A persona's sentence is kept only from this importance up (its replies are mostly chatter)."""
 
@@ -55,3 +57,19 @@ def extract(
     if not kept and candidates:  # one sentence longer than the whole budget: cut it
         kept.append((0, candidates[0][2][: max(1, budget)]))
     return "\n".join(line for _, line in sorted(kept))[:max_chars]
+
+
+def without_quotes(summary: str, interaction: Interaction) -> str:
+    """``summary`` without the lines it took from ``interaction`` (a line that quotes one of its
+    sentences, whoever the speaker; a line cut to the budget quotes the start of one): what an
+    extractive summary keeps when that interaction is erased. A model's summary, which words
+    things its own way, comes back whole."""
+    quoted = {*sentences(interaction.user_input), *sentences(interaction.response)}
+
+    def takes(line: str) -> bool:
+        part = said_in(line).strip()
+        if part in quoted:
+            return True
+        return len(part) >= MIN_CUT_CHARS and any(sentence.startswith(part) for sentence in quoted)
+
+    return "\n".join(line for line in summary.splitlines() if line.strip() and not takes(line))

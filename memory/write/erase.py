@@ -15,14 +15,17 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from memory.domain.types import Layer, scope_of, user_of
+from memory.domain.slots import SAID
+from memory.domain.types import ExportState, Interaction, Layer, MemoryEntry, scope_of, user_of
 from memory.errors import InvalidInputError, StoreUnavailableError
 from memory.layers.rag import RagLayer
+from memory.layers.summary import SummaryLayer
 from memory.record.db import Connection, Database
 from memory.record.entries import EntryTable
 from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
 from memory.record.tombstones import Tombstones
+from memory.summary.extractive import without_quotes
 from memory.write.index_sync import IndexSync
 
 logger = logging.getLogger(__name__)
@@ -52,33 +55,77 @@ class Eraser:
         self.purge = purge
 
     def forget(self, memory_id: str, user_id: str | None, *, any_user: bool) -> bool:
-        """Erase one memory (and the recorded interaction of the same id); False when there is
-        no such memory, or it is not ``user_id``'s (unless ``any_user``).
+        """Erase one memory (and the recorded interaction of the same id), or one profile fact
+        (an id ``remember(key=...)`` returned); False when there is no such memory or fact, or
+        it is not ``user_id``'s (unless ``any_user``).
+
+        An interaction takes with it what was made of its words: the profile facts its statement
+        set (:meth:`ProfileTable.erase_set_at`) and the summary lines that quote it (a summary
+        left with no line goes whole).
 
         Raises:
             InvalidInputError: a persona (static) memory: it lives in the persona's files.
         """
         found = self.table.by_ids(None, [memory_id])
-        if not found or (not any_user and scope_of(found[0].user_id) != scope_of(user_id)):
+        if not found:
+            return self._forget_fact(memory_id, None if any_user else scope_of(user_id))
+        if not any_user and scope_of(found[0].user_id) != scope_of(user_id):
             return False
         entry = found[0]
         home = entry.origin if entry.layer == Layer.ARCHIVED and entry.origin else entry.layer
         if home == Layer.STATIC:
             raise InvalidInputError("memory_id", "a persona memory: edit the persona's files instead")
+        scope = scope_of(entry.user_id)
+        said = Journal(self.db).by_ids([memory_id])
+        rewritten = self._summaries_without(scope, said[0]) if said else []
+        emptied = [summary.id for summary, text in rewritten if not text]
         with self.db.transaction() as conn:
-            EntryTable.erase_ids(conn, [memory_id])
+            EntryTable.erase_ids(conn, [memory_id, *emptied])
             Journal.erase_ids(conn, [memory_id])
+            if said:
+                ProfileTable.erase_set_at(conn, scope, SAID, said[0].timestamp)
+            for summary, text in rewritten:
+                if text:
+                    self.table.set_content(conn, summary.id, text, None)
             self.purge(conn)
-        self.sync.erase_archived(lambda record: record.id == memory_id)
-        rag = self.layers.get(home)
-        if rag is not None:
-            rag.index.forget_computed([memory_id])
-            try:
-                rag.stores.for_scope(scope_of(entry.user_id)).delete([memory_id])
-            except StoreUnavailableError as exc:
-                logger.warning("the vector of an erased memory stays until the next start: %s", exc)
+        touched = {memory_id, *(summary.id for summary, _ in rewritten)}
+        self.sync.erase_archived(lambda record: record.id in touched)
+        cold = [s.id for s, text in rewritten if text and s.layer == Layer.ARCHIVED]
+        if cold:  # the archive file's lines of these summaries are written again, without the quote
+            self.table.set_export_state(cold, ExportState.PENDING)
+        self._drop_vectors(scope, [(memory_id, home), *((i, Layer.SUMMARY) for i in emptied)])
         self.db.scrub()
         return True
+
+    def _forget_fact(self, fact_id: str, scope: str | None) -> bool:
+        with self.db.transaction() as conn:
+            erased = ProfileTable.erase_fact(conn, fact_id, scope)
+        if erased:
+            self.db.scrub()
+        return erased
+
+    def _summaries_without(self, scope: str, interaction: Interaction) -> list[tuple[MemoryEntry, str]]:
+        """The scope's summaries (hot and cold) that quote ``interaction``, each with its text
+        without those lines."""
+        summaries = self.layers.get(Layer.SUMMARY)
+        if not isinstance(summaries, SummaryLayer):
+            return []
+        kept = (
+            (summary, without_quotes(summary.content, interaction))
+            for summary in summaries.all_entries(scope)
+        )
+        return [(summary, text) for summary, text in kept if text != summary.content]
+
+    def _drop_vectors(self, scope: str, erased: list[tuple[str, Layer]]) -> None:
+        for entry_id, home in erased:
+            rag = self.layers.get(home)
+            if rag is None:
+                continue
+            rag.index.forget_computed([entry_id])
+            try:
+                rag.stores.for_scope(scope).delete([entry_id])
+            except StoreUnavailableError as exc:
+                logger.warning("the vector of an erased memory stays until the next start: %s", exc)
 
     def forget_user(self, user_id: str) -> int:
         """Erase everything of one user; returns how many memories (of every layer) went."""

@@ -11,7 +11,7 @@ import pytest
 
 from helpers.paths import HELPERS
 from helpers.store import config_env, fill
-from memory import InvalidInputError, MemoryConfig
+from memory import InvalidInputError, Layer, MemoryConfig
 from memory.personas import SAMPLES
 
 MARKER = "qxjvmarker"
@@ -104,6 +104,75 @@ def test_forget_erases_one_memory_and_only_for_its_owner(make_manager, config: M
     static = again.inspector.entries(again.inspector.entry(last).layer.STATIC)[0].id
     with pytest.raises(InvalidInputError, match="persona"):
         again.forget(static)
+
+
+def test_forget_takes_the_profile_fact_its_statement_set_and_the_value_before_comes_back(
+    make_manager, config: MemoryConfig
+) -> None:
+    manager = make_manager(config)
+    _, moved = fill(
+        manager,
+        ["我住在北京朝阳区，离公司很近。", f"我搬家了，现在住在苏州金鸡湖边{MARKER}小区"],
+        user_id="alice",
+    )
+    assert MARKER in manager.profile("alice")["home"].value  # the statement set the slot
+    assert manager.forget(moved, user_id="alice")
+    assert "北京" in manager.profile("alice")["home"].value
+    active, rag = manager.retrieve("我现在住在哪里？", user_id="alice")
+    assert MARKER not in active + rag and "北京" in rag
+    manager.close()
+    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+
+
+def test_forget_erases_a_keyed_fact_by_the_id_remember_returned(make_manager, config: MemoryConfig) -> None:
+    manager = make_manager(config)
+    manager.remember("我的钥匙放在书桌抽屉里", user_id="alice", key="keys")
+    moved = manager.remember(f"钥匙改放在门口{MARKER}盒子里", user_id="alice", key="keys")
+    assert manager.forget(moved, user_id="bob") is False  # not bob's
+    assert manager.forget(moved, user_id="alice") is True
+    assert manager.forget(moved, user_id="alice") is False  # already gone
+    assert manager.profile("alice")["keys"].value == "我的钥匙放在书桌抽屉里"
+    manager.close()
+    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+
+
+@pytest.mark.parametrize("cold", [False, True])
+async def test_forget_takes_its_lines_out_of_the_summaries_that_quote_it(
+    make_manager, config: MemoryConfig, cold: bool
+) -> None:
+    config.active.capacity = 2
+    config.summary.cleanup_ratio = 1.0 if cold else 0.0  # the clean-up archives the summary
+    manager = make_manager(config)
+    said = [f"我的秘密暗号是{MARKER}，别告诉别人", "我最喜欢吃草莓蛋糕", "I went hiking at Fragrant Hills"]
+    secret, *_ = fill(manager, said, user_id="alice")
+    await manager.run_summary_now()
+    await manager.run_cleanup_now()
+    layer = Layer.ARCHIVED if cold else Layer.SUMMARY
+    (summary,) = manager.inspector.entries(layer, "alice")
+    assert MARKER in summary.content and "草莓" in summary.content
+    assert manager.forget(secret, user_id="alice")
+    manager.flush()
+    (summary,) = manager.inspector.entries(layer, "alice")
+    assert MARKER not in summary.content and "草莓" in summary.content and "Fragrant" in summary.content
+    assert "草莓" in manager.retrieve("我喜欢吃什么蛋糕？", user_id="alice")[1]
+    if cold:  # the archive file holds the summary as it is now
+        assert [r.content for r in manager.inspector.archived() if r.id == summary.id] == [summary.content]
+    manager.close()
+    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+
+
+async def test_a_summary_that_only_quoted_the_erased_memory_goes_whole(
+    make_manager, config: MemoryConfig
+) -> None:
+    config.active.capacity = 1
+    manager = make_manager(config)
+    secret, _ = fill(manager, [f"我的秘密暗号是{MARKER}，别告诉别人", "嗯"], user_id="alice")
+    await manager.run_summary_now()
+    assert any(MARKER in s.content for s in manager.inspector.entries(Layer.SUMMARY, "alice"))
+    assert manager.forget(secret, user_id="alice")
+    assert all(MARKER not in s.content for s in manager.inspector.entries(Layer.SUMMARY, "alice"))
+    manager.close()
+    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
 
 def test_an_erase_cut_short_after_the_record_is_finished_at_the_next_start(
