@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from memory.domain.types import Interaction, scope_of, user_of
 from memory.record.db import Connection, Database, from_epoch
-from memory.record.migrations import Migrations, version_by_columns
+from memory.record.migrations import Migrations, add_column, version_by_columns
 
 _COLUMNS = "id, scope, user_input, response, timestamp, note"
-EXPORTED = ("id", "scope", "user_input", "response", "timestamp", "note", "buffered")
+EXPORTED = ("id", "scope", "user_input", "response", "timestamp", "note", "buffered", "summary_id")
 """The columns of an interaction in an export (see :mod:`memory.transfer`)."""
 
 SCHEMA = """
@@ -29,8 +29,12 @@ CREATE INDEX IF NOT EXISTS interactions_buffer ON interactions(scope, buffered, 
 
 install = Migrations(
     "journal",
-    (lambda conn: conn.script(SCHEMA),),
-    legacy=version_by_columns("interactions"),
+    (
+        lambda conn: conn.script(SCHEMA),
+        # the summary that read it (an erase takes what a model made of its words)
+        lambda conn: add_column(conn, "interactions", "summary_id", "TEXT"),
+    ),
+    legacy=version_by_columns("interactions", "summary_id"),
 )
 """Create or migrate the ``interactions`` table (an :data:`memory.record.db.Installer`)."""
 
@@ -131,9 +135,27 @@ class Journal:
         rows = self.db.query("SELECT DISTINCT scope FROM interactions WHERE buffered = 1")
         return [str(r[0]) for r in rows]
 
-    def clear_buffer(self, conn: Connection, ids: Sequence[str]) -> None:
-        """Mark interactions as summarised."""
-        conn.executemany("UPDATE interactions SET buffered = 0 WHERE id = ?", [(i,) for i in ids])
+    def clear_buffer(self, conn: Connection, ids: Sequence[str], summary_id: str) -> None:
+        """Mark interactions as summarised, by the summary ``summary_id``."""
+        conn.executemany(
+            "UPDATE interactions SET buffered = 0, summary_id = ? WHERE id = ?",
+            [(summary_id, i) for i in ids],
+        )
+
+    def summary_of(self, interaction_id: str) -> str | None:
+        """The id of the summary that read an interaction (None: not summarised yet, or before
+        summaries were traced)."""
+        rows = self.db.query("SELECT summary_id FROM interactions WHERE id = ?", (interaction_id,))
+        return None if not rows or rows[0][0] is None else str(rows[0][0])
+
+    @staticmethod
+    def rebuffer(conn: Connection, summary_id: str) -> int:
+        """Put the interactions one summary read back in the buffer (the summary is gone: the
+        next summary job reads them again); returns how many."""
+        cursor = conn.execute(
+            "UPDATE interactions SET buffered = 1, summary_id = NULL WHERE summary_id = ?", (summary_id,)
+        )
+        return max(cursor.rowcount, 0)
 
     def buffer_count(self, scope: str | None = None) -> int:
         """Buffered interactions (one scope, or all when ``scope`` is None)."""

@@ -20,7 +20,7 @@ from memory.layers.summary import SummaryLayer
 from memory.record.db import Database
 from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
-from memory.summary.summarizer import Summarizer
+from memory.summary.summarizer import MODEL, Summarizer
 
 _SUMMARY_NAMESPACE = uuid.UUID("6f1c1f7e-3a57-4c1e-9d59-8a3f2b0c6d11")
 LAST_SUMMARY = "last_summary_at"
@@ -85,7 +85,7 @@ class SummaryJobs:
                 already = await asyncio.to_thread(self._summarised_lines, scope)
                 text, method = await self.summarizer.summarize(interactions, fresh=buffered, already=already)
                 # a model that just failed to summarise is not asked again for facts
-                facts = await self.summarizer.extract_profile(buffered) if method == "model" else []
+                facts = await self.summarizer.extract_profile(buffered) if method == MODEL else []
                 return await asyncio.to_thread(self._store, scope, buffered, text, method, facts)
 
         written = sum(await asyncio.gather(*(one(scope) for scope in scopes)))
@@ -119,10 +119,10 @@ class SummaryJobs:
         with self.db.transaction() as conn:
             # nothing new worth a line (all said before): the buffer is done, no empty summary
             written = int(self.summary.add(conn, entry)) if text.strip() else 0
-            self.journal.clear_buffer(conn, [i.id for i in buffered])
+            self.journal.clear_buffer(conn, [i.id for i in buffered], entry.id)
             for key, value in facts:
                 if is_key(key):
-                    self.profile.put(conn, user_of(scope), key, value, since=entry.created_at, source="model")
+                    self.profile.put(conn, user_of(scope), key, value, since=entry.created_at, source=MODEL)
         return written
 
     def cleanup(self, *, unless_ran_within: float = 0.0) -> int:

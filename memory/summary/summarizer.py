@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+MODEL = "model"
+"""How a summary the summary model wrote is marked (its entry's ``source``, and its facts')."""
+
 LABELS = {"zh": (USER_LABELS["zh"], "对话摘要"), "en": (USER_LABELS["en"], "Conversation summary")}
 
 
@@ -181,7 +184,7 @@ class Summarizer:
             chain = _text_chain(summary_prompt(self.locale), self.model)
             answer = await self._ask(chain, {"persona": self.persona, "conversation": conversation})
             if answer is not None:
-                return answer, "model"
+                return answer, MODEL
         return self.extractive(interactions if fresh is None else fresh, already=already), "extractive"
 
     async def extract_profile(self, interactions: Sequence[Interaction]) -> list[tuple[str, str]]:

@@ -26,6 +26,7 @@ from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
 from memory.record.tombstones import Tombstones
 from memory.summary.extractive import without_quotes
+from memory.summary.summarizer import MODEL
 from memory.write.index_sync import IndexSync
 
 logger = logging.getLogger(__name__)
@@ -60,8 +61,10 @@ class Eraser:
         it is not ``user_id``'s (unless ``any_user``).
 
         An interaction takes with it what was made of its words: the profile facts its statement
-        set (:meth:`ProfileTable.erase_set_at`) and the summary lines that quote it (a summary
-        left with no line goes whole).
+        set (:meth:`ProfileTable.erase_set_at`), the summary lines that quote it (a summary left
+        with no line goes whole) and the summary a model wrote of it, with the facts the model
+        drew from that summary's interactions (the others go back to the summary buffer: the
+        next summary job reads them again).
 
         Raises:
             InvalidInputError: a persona (static) memory: it lives in the persona's files.
@@ -77,18 +80,27 @@ class Eraser:
             raise InvalidInputError("memory_id", "a persona memory: edit the persona's files instead")
         scope = scope_of(entry.user_id)
         said = Journal(self.db).by_ids([memory_id])
-        rewritten = self._summaries_without(scope, said[0]) if said else []
+        by_model = self._model_summary(memory_id)
+        rewritten = [
+            (summary, text)
+            for summary, text in (self._summaries_without(scope, said[0]) if said else [])
+            if by_model is None or summary.id != by_model.id
+        ]
         emptied = [summary.id for summary, text in rewritten if not text]
+        emptied += [by_model.id] if by_model is not None else []
         with self.db.transaction() as conn:
             EntryTable.erase_ids(conn, [memory_id, *emptied])
             Journal.erase_ids(conn, [memory_id])
             if said:
                 ProfileTable.erase_set_at(conn, scope, SAID, said[0].timestamp)
+            if by_model is not None:
+                Journal.rebuffer(conn, by_model.id)
+                ProfileTable.erase_set_at(conn, scope, MODEL, by_model.created_at)
             for summary, text in rewritten:
                 if text:
                     self.table.set_content(conn, summary.id, text, None)
             self.purge(conn)
-        touched = {memory_id, *(summary.id for summary, _ in rewritten)}
+        touched = {memory_id, *emptied, *(summary.id for summary, _ in rewritten)}
         self.sync.erase_archived(lambda record: record.id in touched)
         cold = [s.id for s, text in rewritten if text and s.layer == Layer.ARCHIVED]
         if cold:  # the archive file's lines of these summaries are written again, without the quote
@@ -96,6 +108,12 @@ class Eraser:
         self._drop_vectors(scope, [(memory_id, home), *((i, Layer.SUMMARY) for i in emptied)])
         self.db.scrub()
         return True
+
+    def _model_summary(self, interaction_id: str) -> MemoryEntry | None:
+        """The summary a model wrote of an interaction, if it is still there."""
+        summary_id = Journal(self.db).summary_of(interaction_id)
+        found = self.table.by_ids(None, [summary_id]) if summary_id is not None else []
+        return found[0] if found and found[0].source == MODEL else None
 
     def _forget_fact(self, fact_id: str, scope: str | None) -> bool:
         with self.db.transaction() as conn:

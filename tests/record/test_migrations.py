@@ -76,7 +76,7 @@ def test_an_older_record_is_migrated_and_keeps_every_row(
         assert manager.profile("alice")["home"].value == "杭州"
     assert _versions(path) == {
         "schema:entries": "7",
-        "schema:journal": "1",
+        "schema:journal": "2",
         "schema:profile": "4",
         "schema:tombstones": "1",
     }

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from helpers.paths import HELPERS
 from helpers.store import config_env, fill
@@ -157,6 +158,33 @@ async def test_forget_takes_its_lines_out_of_the_summaries_that_quote_it(
     assert "草莓" in manager.retrieve("我喜欢吃什么蛋糕？", user_id="alice")[1]
     if cold:  # the archive file holds the summary as it is now
         assert [r.content for r in manager.inspector.archived() if r.id == summary.id] == [summary.content]
+    manager.close()
+    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+
+
+async def test_forget_takes_the_summary_a_model_wrote_of_it_and_the_facts_the_model_drew(
+    make_manager, config: MemoryConfig
+) -> None:
+    facts = f'{{"facts": [{{"key": "secret_word", "value": "暗号{MARKER}"}}]}}'
+    notes = ["记下了", "记下了"]  # the recording gate's, one per interaction
+    answers = [
+        *notes,
+        f"用户说了暗号{MARKER}，还最爱草莓蛋糕。",
+        facts,
+        "用户最爱草莓蛋糕。",
+        '{"facts": []}',
+    ]
+    manager = make_manager(summary_model=FakeListChatModel(responses=answers))
+    said = [f"我的秘密暗号是{MARKER}，别告诉别人", "我最喜欢吃草莓蛋糕"]
+    secret, _ = fill(manager, said, user_id="alice")
+    assert await manager.run_summary_now() == 1
+    assert "secret_word" in manager.profile("alice")
+    assert manager.forget(secret, user_id="alice")
+    assert manager.inspector.entries(Layer.SUMMARY, "alice") == []
+    assert "secret_word" not in manager.profile("alice")
+    assert manager.debug_state()["buffer_count"] == 1  # the other interaction waits for the next summary
+    assert await manager.run_summary_now() == 1
+    assert [s.content for s in manager.inspector.entries(Layer.SUMMARY, "alice")] == ["用户最爱草莓蛋糕。"]
     manager.close()
     assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
