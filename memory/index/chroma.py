@@ -9,6 +9,7 @@ and passed explicitly: Chroma's default embedding function would try to download
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import shutil
 import tempfile
@@ -18,7 +19,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import chromadb
 import httpx
+from chromadb.api.client import SharedSystemClient  # type: ignore[attr-defined]
+from chromadb.config import Settings
+from chromadb.errors import NotFoundError
 
 from memory.config import StoreConfig, StoreMode
 from memory.errors import CallTimeout, StoreError, StoreUnavailableError
@@ -36,17 +41,8 @@ UNSEARCHED_MAX_NEIGHBORS = 4
 _T = TypeVar("_T")
 
 
-def _chromadb() -> Any:
-    import chromadb
-
-    return chromadb
-
-
-def _new_client(kind: str, **arguments: Any) -> Any:
-    """A new ``PersistentClient`` or ``HttpClient`` (no telemetry). chromadb is imported at the
-    first: its second of imports runs while the models load on their thread, not before."""
-    settings = _chromadb().config.Settings(anonymized_telemetry=False, allow_reset=False)
-    return getattr(_chromadb(), kind)(settings=settings, **arguments)
+def _settings() -> Settings:
+    return Settings(anonymized_telemetry=False, allow_reset=False)
 
 
 class ChromaBackend:
@@ -93,6 +89,7 @@ class ChromaBackend:
         return str(self.path)
 
     def _open(self) -> Any:
+        settings = _settings()
         if self.config.mode == StoreMode.HTTP:
             try:
                 return self._open_http_or_raise()
@@ -102,13 +99,13 @@ class ChromaBackend:
                 self.breaker.record_failure(exc)
                 return None
         try:
-            client = _new_client("PersistentClient", path=str(self.path))
+            client = chromadb.PersistentClient(path=str(self.path), settings=settings)
             client.list_collections()
             return client
         except Exception as exc:
-            return self._rebuild_corrupt_folder(exc)
+            return self._rebuild_corrupt_folder(settings, exc)
 
-    def _rebuild_corrupt_folder(self, error: Exception) -> Any:
+    def _rebuild_corrupt_folder(self, settings: Settings, error: Exception) -> Any:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
         aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
         logger.warning(
@@ -118,9 +115,10 @@ class ChromaBackend:
         _forget_system(str(self.path))  # a system that failed to start stays cached otherwise
         try:
             shutil.move(str(self.path), str(aside))
-            return _new_client("PersistentClient", path=str(self.path))
+            client = chromadb.PersistentClient(path=str(self.path), settings=settings)
         except Exception as exc:
             raise StoreError(f"cannot open or rebuild the Chroma folder {self.path}: {exc}") from (exc)
+        return client
 
     def guard(self, operation: Callable[[], _T]) -> _T:
         """Run one backend call through the breaker, waiting for it at most
@@ -204,14 +202,16 @@ class ChromaBackend:
             stop = _detach(old)
             threading.Thread(target=stop, name="persona-memory-chroma-close", daemon=True).start()
         if self.config.mode == StoreMode.PERSISTENT:
-            self._client = _new_client("PersistentClient", path=str(self.path))
+            self._client = chromadb.PersistentClient(path=str(self.path), settings=_settings())
         else:
             self._client = self._open_http_or_raise()
         self.generation += 1
 
     def _open_http_or_raise(self) -> Any:
         c = self.config
-        client = _new_client("HttpClient", host=c.host, port=c.port, ssl=c.ssl, headers=c.headers or None)
+        client = chromadb.HttpClient(
+            host=c.host, port=c.port, ssl=c.ssl, headers=c.headers or None, settings=_settings()
+        )
         # chromadb's HTTP session never times out: a hung server would block the reply path.
         session = getattr(getattr(client, "_server", None), "_session", None)
         if isinstance(session, httpx.Client):
@@ -258,7 +258,7 @@ class ChromaBackend:
 
     def delete_collection(self, name: str) -> None:
         """Delete a collection; one that does not exist is already gone (unguarded)."""
-        with contextlib.suppress(_chromadb().errors.NotFoundError):
+        with contextlib.suppress(NotFoundError):
             self.client().delete_collection(name)
 
     def close(self) -> None:
@@ -266,19 +266,24 @@ class ChromaBackend:
         client, self._client = self._client, None
         if client is not None:
             with contextlib.suppress(Exception):
-                self.deadline.run(client.close)  # its shared system stops once no client uses it
+                self.deadline.run(functools.partial(_close_quietly, client))
         self.deadline.close()
         if self._copy is not None:
             self._copy.cleanup()
         trim_malloc()
 
 
+def _close_quietly(client: Any) -> None:
+    """Close a Chroma client: its shared system stops once no client in the process uses it."""
+    with contextlib.suppress(Exception):
+        client.close()
+
+
 def _forget_system(identifier: str) -> Any:
     """Take one system out of Chroma's per-process cache (keyed by folder for embedded clients),
     leaving other folders' clients alone; returns it."""
-    shared = _chromadb().api.client.SharedSystemClient
-    shared._identifier_to_refcount.pop(identifier, None)
-    return shared._identifier_to_system.pop(identifier, None)
+    SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+    return SharedSystemClient._identifier_to_system.pop(identifier, None)
 
 
 def _detach(client: Any) -> Callable[[], None]:
