@@ -132,16 +132,18 @@ class ProfileTable:
         return ProfileTable._erase_rows(conn, conn.execute(sql, args).fetchall()) > 0
 
     @staticmethod
-    def erase_set_at(conn: Connection, scope: str, source: str, at: datetime) -> int:
-        """Delete the facts from ``source`` that a statement of ``scope`` made at ``at`` set
-        (erasing the statement erases what it set); returns how many. The statement's time names
-        them: a slot's value is the statement as said, set at its time."""
+    def erase_set_at(
+        conn: Connection, scope: str, source: str, at: datetime, values: Collection[str] | None = None
+    ) -> int:
+        """Delete the facts from ``source`` set at ``at`` in ``scope`` (by a statement, or by a
+        summary's extraction), with one of ``values`` when given; returns how many. Erasing what
+        was said erases what it set."""
         moment = at.timestamp()
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND source = ? AND since BETWEEN ? AND ?",
             (scope, source, moment - SAME_MOMENT, moment + SAME_MOMENT),
         ).fetchall()
-        return ProfileTable._erase_rows(conn, rows)
+        return ProfileTable._erase_rows(conn, [r for r in rows if values is None or str(r[3]) in values])
 
     @staticmethod
     def _erase_rows(conn: Connection, rows: Sequence[Sequence[object]]) -> int:

@@ -15,7 +15,8 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from memory.domain.slots import SAID
+from memory.domain.importance import said_in
+from memory.domain.slots import SAID, value_of
 from memory.domain.types import ExportState, Interaction, Layer, MemoryEntry, scope_of, user_of
 from memory.errors import InvalidInputError, StoreUnavailableError
 from memory.layers.rag import RagLayer
@@ -92,7 +93,8 @@ class Eraser:
             EntryTable.erase_ids(conn, [memory_id, *emptied])
             Journal.erase_ids(conn, [memory_id])
             if said:
-                ProfileTable.erase_set_at(conn, scope, SAID, said[0].timestamp)
+                values = {value_of(said[0].user_input), value_of(said_in(entry.content))}
+                ProfileTable.erase_set_at(conn, scope, SAID, said[0].timestamp, values)
             if by_model is not None:
                 Journal.rebuffer(conn, by_model.id)
                 ProfileTable.erase_set_at(conn, scope, MODEL, by_model.created_at)

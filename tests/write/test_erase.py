@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,20 @@ def test_forget_takes_the_profile_fact_its_statement_set_and_the_value_before_co
     assert MARKER not in active + rag and "北京" in rag
     manager.close()
     assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+
+
+def test_forget_leaves_the_fact_another_statement_of_the_same_moment_set(make_manager) -> None:
+    manager = make_manager()
+    moment = datetime(2026, 11, 1, 9, 30, tzinfo=UTC)  # an import's records may share one
+    moved = manager.record_interaction_sync(
+        "我搬家了，现在住在苏州金鸡湖边", "好呀", user_id="alice", timestamp=moment
+    )
+    manager.record_interaction_sync(
+        "我换工作了，现在在一家咖啡馆当咖啡师", "加油", user_id="alice", timestamp=moment
+    )
+    assert sorted(manager.profile("alice")) == ["home", "job"]
+    assert manager.forget(moved, user_id="alice")
+    assert sorted(manager.profile("alice")) == ["job"]
 
 
 def test_forget_erases_a_keyed_fact_by_the_id_remember_returned(make_manager, config: MemoryConfig) -> None:
