@@ -142,6 +142,15 @@ class Journal:
             [(summary_id, i) for i in ids],
         )
 
+    @staticmethod
+    def existing(conn: Connection, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are still recorded (not erased meanwhile)."""
+        if not ids:
+            return set()
+        marks = ",".join("?" * len(ids))
+        rows = conn.execute(f"SELECT id FROM interactions WHERE id IN ({marks})", tuple(ids)).fetchall()
+        return {str(i) for (i,) in rows}
+
     def summary_of(self, interaction_id: str) -> str | None:
         """The id of the summary that read an interaction (None: not summarised yet, or before
         summaries were traced)."""

@@ -62,8 +62,8 @@ def extract(
 def without_quotes(summary: str, interaction: Interaction) -> str:
     """``summary`` without the lines it took from ``interaction`` (a line that quotes one of its
     sentences, whoever the speaker; a line cut to the budget quotes the start of one): what an
-    extractive summary keeps when that interaction is erased. A model's summary, which words
-    things its own way, comes back whole."""
+    extractive summary keeps when that interaction is erased. A model's summary words things its
+    own way: it comes back whole (an erase removes it whole, :mod:`memory.write.erase`)."""
     quoted = {*sentences(interaction.user_input), *sentences(interaction.response)}
 
     def takes(line: str) -> bool:

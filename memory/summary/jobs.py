@@ -86,7 +86,8 @@ class SummaryJobs:
                 text, method = await self.summarizer.summarize(interactions, fresh=buffered, already=already)
                 # a model that just failed to summarise is not asked again for facts
                 facts = await self.summarizer.extract_profile(buffered) if method == MODEL else []
-                return await asyncio.to_thread(self._store, scope, buffered, text, method, facts)
+                read = [i.id for i in interactions]
+                return await asyncio.to_thread(self._store, scope, buffered, read, (text, method), facts)
 
         written = sum(await asyncio.gather(*(one(scope) for scope in scopes)))
         await asyncio.to_thread(self.db.set_meta, LAST_SUMMARY, self.now().isoformat())
@@ -105,8 +106,17 @@ class SummaryJobs:
         return [line for entry in self.summary.all_entries(scope) for line in entry.content.splitlines()]
 
     def _store(
-        self, scope: str, buffered: list[Interaction], text: str, method: str, facts: list[tuple[str, str]]
+        self,
+        scope: str,
+        buffered: list[Interaction],
+        read: list[str],
+        summary: tuple[str, str],
+        facts: list[tuple[str, str]],
     ) -> int:
+        """Store a summary of ``buffered`` (the model read ``read``) as ``(text, method)``, clear
+        the buffer, put the facts; nothing when one of ``read`` was erased meanwhile (its words
+        may be in the summary: the others stay buffered for the next run)."""
+        text, method = summary
         covered = ",".join(i.id for i in buffered)
         entry = MemoryEntry(
             id=str(uuid.uuid5(_SUMMARY_NAMESPACE, f"{scope}|{covered}")),
@@ -117,6 +127,8 @@ class SummaryJobs:
             source=method,
         )
         with self.db.transaction() as conn:
+            if len(Journal.existing(conn, read)) < len(set(read)):
+                return 0
             # nothing new worth a line (all said before): the buffer is done, no empty summary
             written = int(self.summary.add(conn, entry)) if text.strip() else 0
             self.journal.clear_buffer(conn, [i.id for i in buffered], entry.id)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -200,6 +201,33 @@ async def test_forget_takes_the_summary_a_model_wrote_of_it_and_the_facts_the_mo
     assert manager.debug_state()["buffer_count"] == 1  # the other interaction waits for the next summary
     assert await manager.run_summary_now() == 1
     assert [s.content for s in manager.inspector.entries(Layer.SUMMARY, "alice")] == ["用户最爱草莓蛋糕。"]
+    manager.close()
+    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+
+
+class _ErasingWhileSummarising(FakeListChatModel):
+    """A fake chat model that runs ``meanwhile`` once, as the summary job asks it."""
+
+    meanwhile: Any = None
+
+    def _call(self, *args: Any, **kwargs: Any) -> str:
+        if self.meanwhile is not None:
+            run, self.meanwhile = self.meanwhile, None
+            run()
+        return super()._call(*args, **kwargs)
+
+
+async def test_a_summary_whose_interaction_is_erased_while_the_model_writes_it_is_not_stored(
+    make_manager, config: MemoryConfig
+) -> None:
+    notes = ["记下了", "记下了"]
+    model = _ErasingWhileSummarising(responses=[*notes, f"用户说了暗号{MARKER}。", '{"facts": []}'])
+    manager = make_manager(summary_model=model)
+    secret, _ = fill(manager, [f"我的秘密暗号是{MARKER}，别告诉别人", "我最喜欢吃草莓蛋糕"], user_id="alice")
+    model.meanwhile = lambda: manager.forget(secret, user_id="alice")
+    assert await manager.run_summary_now() == 0
+    assert manager.inspector.entries(Layer.SUMMARY, "alice") == []
+    assert manager.debug_state()["buffer_count"] == 1  # the other interaction waits for the next run
     manager.close()
     assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
