@@ -2,7 +2,8 @@
 
 ``forget_user`` writes a tombstone in the same transaction that deletes the user's rows: a keyed
 hash of the user's scope (never the id itself: it is often an e-mail address), when, and whether
-the files beyond the record (the archive file, the vectors, the freed pages) are clean yet. It is
+the files beyond the record (the archive file, the vectors, the freed pages) are clean yet;
+``forget`` writes one per memory it erases or rewrites (a keyed hash of the memory's id). It is
 marked done once they are. At the next start every tombstone not done is finished (the archive
 file rewritten without the user's records; the index repair drops vectors the record lacks).
 The hash key is random, made once per record and kept in its ``meta`` table; the vector index
@@ -63,6 +64,10 @@ class Tombstones:
         """The keyed hash a scope is written down as."""
         return self._hash(scope.encode("utf-8"))
 
+    def memory_digest(self, memory_id: str) -> str:
+        """The keyed hash one erased memory is written down as (another hash than a scope's)."""
+        return self._hash(b"memory\x00" + memory_id.encode("utf-8"))
+
     def index_tag(self, scope: str) -> str:
         """The keyed hash a scope goes by in the vector index (collection names, metadata), so
         the index never holds a user id; another hash than :meth:`digest` (domain-separated)."""
@@ -78,10 +83,21 @@ class Tombstones:
         )
         return digest
 
-    def finish(self, digest: str) -> None:
-        """Mark an erase complete beyond the record."""
+    def add_memories(self, conn: Connection, memory_ids: Iterable[str], at: datetime) -> list[str]:
+        """Write erased memories' tombstones (not done) inside the erasing transaction; returns
+        their digests."""
+        digests = [self.memory_digest(memory_id) for memory_id in memory_ids]
+        conn.executemany(
+            "INSERT INTO tombstones(digest, erased_at, done) VALUES (?, ?, 0) "
+            "ON CONFLICT(digest) DO UPDATE SET erased_at = excluded.erased_at, done = 0",
+            [(digest, at.timestamp()) for digest in digests],
+        )
+        return digests
+
+    def finish(self, *digests: str) -> None:
+        """Mark erases complete beyond the record."""
         with self.db.transaction() as conn:
-            conn.execute("UPDATE tombstones SET done = 1 WHERE digest = ?", (digest,))
+            conn.executemany("UPDATE tombstones SET done = 1 WHERE digest = ?", [(d,) for d in digests])
 
     def unfinished(self) -> set[str]:
         """Digests of erases a crash cut short."""

@@ -17,10 +17,11 @@ from datetime import UTC, datetime
 
 from memory.domain.importance import said_in
 from memory.domain.slots import SAID, value_of
-from memory.domain.types import ExportState, Interaction, Layer, MemoryEntry, scope_of, user_of
+from memory.domain.types import Interaction, Layer, MemoryEntry, scope_of, user_of
 from memory.errors import InvalidInputError, StoreUnavailableError
 from memory.layers.rag import RagLayer
 from memory.layers.summary import SummaryLayer
+from memory.record.archive import ArchivedMemory
 from memory.record.db import Connection, Database
 from memory.record.entries import EntryTable
 from memory.record.journal import Journal
@@ -98,17 +99,20 @@ class Eraser:
             if by_model is not None:
                 Journal.rebuffer(conn, by_model.id)
                 ProfileTable.erase_set_at(conn, scope, MODEL, by_model.created_at)
-            for summary, text in rewritten:
-                if text:
-                    self.table.set_content(conn, summary.id, text, None)
+            current = {summary.id: text for summary, text in rewritten if text}
+            for summary_id, text in current.items():
+                self.table.set_content(conn, summary_id, text, None)
+            # a cold summary's line in the archive file is written again, without the quote
+            EntryTable.export_again(conn, [s.id for s, t in rewritten if t and s.layer == Layer.ARCHIVED])
             self.purge(conn)
-        touched = {memory_id, *emptied, *(summary.id for summary, _ in rewritten)}
-        self.sync.erase_archived(lambda record: record.id in touched)
-        cold = [s.id for s, text in rewritten if text and s.layer == Layer.ARCHIVED]
-        if cold:  # the archive file's lines of these summaries are written again, without the quote
-            self.table.set_export_state(cold, ExportState.PENDING)
+            touched = {memory_id, *emptied, *current}
+            digests = self.tombstones.add_memories(conn, sorted(touched), datetime.now(UTC))
+        self.sync.erase_archived(
+            lambda record: record.id in touched and current.get(record.id) != record.content
+        )
         self._drop_vectors(scope, [(memory_id, home), *((i, Layer.SUMMARY) for i in emptied)])
         self.db.scrub()
+        self.tombstones.finish(*digests)
         return True
 
     def _model_summary(self, interaction_id: str) -> MemoryEntry | None:
@@ -173,14 +177,22 @@ class Eraser:
 
     def finish_unfinished(self) -> int:
         """Finish the erases a crash cut short (at start, after the index repair has dropped the
-        vectors the record no longer holds): the archive file loses their users' records, the
-        file is scrubbed. Returns how many erases were finished."""
+        vectors the record no longer holds): the archive file loses their users' records and the
+        erased memories' (a summary whose quote went keeps its line as it is now), the file is
+        scrubbed. Returns how many erases were finished."""
         pending = self.tombstones.unfinished()
         if not pending:
             return 0
-        self.sync.erase_archived(lambda record: self.tombstones.digest(scope_of(record.user_id)) in pending)
+        self.sync.erase_archived(lambda record: self._erased_before(record, pending))
         self.db.scrub()
-        for digest in pending:
-            self.tombstones.finish(digest)
+        self.tombstones.finish(*pending)
         logger.warning("finished %d erase(s) a crash had cut short", len(pending))
         return len(pending)
+
+    def _erased_before(self, record: ArchivedMemory, pending: set[str]) -> bool:
+        if self.tombstones.digest(scope_of(record.user_id)) in pending:
+            return True
+        if self.tombstones.memory_digest(record.id) not in pending:
+            return False
+        kept = self.table.by_ids(None, [record.id])
+        return not kept or kept[0].content != record.content

@@ -278,6 +278,37 @@ def test_an_erase_cut_short_after_the_record_is_finished_at_the_next_start(
     assert "可乐" in "".join(reopened.retrieve("我家的狗叫什么", user_id="bob"))
 
 
+def test_a_forget_cut_short_after_the_record_is_finished_at_the_next_start(
+    make_manager, config: MemoryConfig, monkeypatch
+) -> None:
+    config.active.capacity = 1
+    config.temporary.decay_coefficient = 0.5
+    config.retrieval.top_k = 1  # the retrievals below boost one memory; the rest go cold
+    manager = make_manager(config)
+    fill(manager, [f"{MARKER}{i}号秘密" for i in range(6)], user_id="alice")
+    for _ in range(6):
+        manager.retrieve("今天天气怎么样", user_id="alice")
+    manager.flush()
+    archive = Path(config.archive_dir)
+    cold = manager.inspector.archived()[0]
+    word = cold.content.split(MARKER)[1].split("号")[0]
+    gone = f"{MARKER}{word}号".encode()
+    assert _files_holding([archive], gone), "the test needs the memory's record in the archive"
+
+    def killed(*_: object) -> int:
+        raise OSError("killed here")
+
+    monkeypatch.setattr(manager._engine.sync, "erase_archived", killed)
+    with pytest.raises(OSError):
+        manager.forget(cold.id, user_id="alice")
+    manager.close()
+    assert _files_holding([archive], gone), "the crash left the archive as it was"
+
+    reopened = make_manager(config)
+    assert _files_holding([Path(config.data_dir), archive], gone) == []
+    assert len(reopened.inspector.archived()) >= 1  # the other cold memories keep their records
+
+
 @pytest.mark.parametrize("step", ["archive", "rename", "vectors", "scrub", "done"])
 def test_sigkill_during_forget_user_then_restart_leaves_nothing(
     make_manager, config: MemoryConfig, step: str

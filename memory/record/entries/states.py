@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from memory.domain.types import ExportState, IndexState, Layer, MemoryEntry, user_of
 from memory.record.archive import ArchivedMemory
-from memory.record.db import Database, from_epoch
+from memory.record.db import Connection, Database, from_epoch
 from memory.record.entries.schema import COLUMNS, HOME, SEARCHED, entry_of
 
 
@@ -115,6 +115,13 @@ class DerivedStates:
             )
             for r in rows
         ]
+
+    @staticmethod
+    def export_again(conn: Connection, ids: Sequence[str]) -> None:
+        """Have archived entries written to the archive file again (their text changed)."""
+        conn.executemany(
+            "UPDATE entries SET exported = ? WHERE id = ?", [(int(ExportState.PENDING), i) for i in ids]
+        )
 
     def set_export_state(self, ids: Sequence[str], state: ExportState) -> None:
         """Move archived entries to an export state in one transaction."""
