@@ -63,6 +63,10 @@ def test_a_chatbot_backend_records_retrieves_remembers_and_reads_the_profile(ser
     assert made.status_code == 201
     facts = client.get(f"{V1}/users/u1/profile").json()["facts"]
     assert [(f["key"], f["value"]) for f in facts] == [("home_city", "住在杭州")]
+    fact = made.json()["id"]  # a keyed fact is erased by the id it was given
+    assert client.delete(f"{V1}/memories/{fact}", params={"user_id": "u2"}).status_code == 404
+    assert client.delete(f"{V1}/memories/{fact}", params={"user_id": "u1"}).status_code == 200
+    assert client.get(f"{V1}/users/u1/profile").json()["facts"] == []
     state = client.get(f"{V1}/state", params={"user_id": "u1"}).json()
     assert state["user"]["user_id"] == "u1" and state["interactions_recorded"] == 15
     assert client.get("/v1/personas").json() == {"personas": ["karin"]}
