@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,27 @@ def latency_ms(seconds: Sequence[float]) -> dict[str, float]:
     """``{"p50", "p95", "n"}`` in milliseconds from per-call durations in seconds."""
     millis = [s * 1000.0 for s in seconds]
     return {"p50": percentile(millis, 50), "p95": percentile(millis, 95), "n": float(len(millis))}
+
+
+def paired_latency(
+    calls: dict[str, Callable[[str], object]], queries: Sequence[str], repeats: int
+) -> dict[str, dict[str, float]]:
+    """p50/p95 (ms) of each call over ``queries`` x ``repeats``, the calls taking turns query by
+    query (in a rotating order), so that a machine whose speed drifts during the run (a shared
+    virtual machine: the same Python loop took 66 to 129 ms within a minute) slows them alike
+    and their ratio holds. Three queries warm each call up first."""
+    names = list(calls)
+    for query in queries[:3]:
+        for name in names:
+            calls[name](query)
+    durations: dict[str, list[float]] = {name: [] for name in names}
+    for turn, query in enumerate(q for _ in range(repeats) for q in queries):
+        shift = turn % len(names)
+        for name in names[shift:] + names[:shift]:
+            started = time.perf_counter()
+            calls[name](query)
+            durations[name].append(time.perf_counter() - started)
+    return {name: latency_ms(seconds) for name, seconds in durations.items()}
 
 
 def repo_root() -> Path:

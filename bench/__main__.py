@@ -210,7 +210,8 @@ def _notes(results: dict[str, Any]) -> str:
             "uses 0.95 on a fresh 1k store and stays under the 32-tick forget horizon.",
             "retrieve = query embedding + active window + quota search of temporary/summary/static "
             "(3+2+2) + SQLite decay tick + prompt text; flat = langchain_chroma similarity_search k=7 "
-            "over the same texts and vectors, same embedder, same HNSW settings, no filter.",
+            "over the same texts and vectors, same embedder, same HNSW settings, no filter; the two "
+            "take turns query by query, so a drift in the machine's speed slows both alike.",
             "Record latency is the SQLite commit: overflowed entries are embedded and indexed by the "
             "background IndexSync thread (which competes for the 2 cores while records run back to back).",
             _mem0_note(results["mem0"]),

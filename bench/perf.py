@@ -18,7 +18,15 @@ from typing import Any
 
 from rich.console import Console
 
-from bench import QUERIES, folder_bytes, latency_ms, repo_root, synthetic_records, synthetic_texts
+from bench import (
+    QUERIES,
+    folder_bytes,
+    latency_ms,
+    paired_latency,
+    repo_root,
+    synthetic_records,
+    synthetic_texts,
+)
 from memory.config import MemoryConfig
 from memory.manager import MemoryManager
 from memory.personas import SAMPLES
@@ -162,16 +170,23 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         state = manager.debug_state()
         imported.update(_embedder_rates(manager))
         imported["enriched_before_retrieval"] = float(not state["store"]["pending_enrichment"])
-        err.log(f"size {size:,}: {imported['rate']:,.0f}/s; timing retrieval")
-        engine = retrieve_latency(manager, repeats)
         parts = manager._engine  # the bench reads the engine's own collections to copy them
         stores = [rag.stores.for_scope(USER) for rag in parts.layers.rag.values()]
         collections = [store.backend.collection(store.name) for store in stores]
         baseline = FlatBaseline(folder / "flat", parts.embeddings, engine_hnsw(config.store))
         copied, copy_seconds = baseline.copy_from(collections)
         k = sum(int(v) for v in config.retrieval.quotas.values())
-        err.log(f"size {size:,}: flat baseline holds {copied:,}; timing it")
-        flat = baseline.search_latency(QUERIES, k, repeats)
+        flat_store = baseline.store
+        err.log(f"size {size:,}: {imported['rate']:,.0f}/s; flat baseline holds {copied:,}; timing both")
+        timed = paired_latency(
+            {
+                "engine": lambda query: manager.retrieve(query, user_id=USER),
+                "flat": lambda query: flat_store.similarity_search(query, k=k),
+            },
+            QUERIES,
+            repeats,
+        )
+        engine, flat = timed["engine"], timed["flat"]
         vectors = parts.embeddings.embed_documents(list(QUERIES))
         temporary = stores[0].backend.collection(stores[0].name)
         quota = int(config.retrieval.quotas["temporary"])
