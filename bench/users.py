@@ -8,7 +8,7 @@ Chinese and English chat, default config. Measured in one run, one process:
 - live path: ``record_interaction_sync`` of 2,000 more interactions across random users, then
   ``flush()`` (what a chatbot backend does, end to end);
 - retrieval p50/p95 for random users, next to a flat ``langchain_chroma`` similarity search over
-  the same memories (one collection, same vectors, no users);
+  the same memories (one collection, same vectors, no users), the two taking turns query by query;
 - open file descriptors, resident memory, collections and disk after the load;
 - a fresh manager on the same folder: open time and its first retrieval.
 """
@@ -27,7 +27,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bench import QUERIES, folder_bytes, latency_ms, repo_root, synthetic_texts
+from bench import QUERIES, folder_bytes, latency_ms, paired_latency, repo_root, synthetic_texts
 from bench.perf import make_config
 from memory.config import MemoryConfig
 from memory.manager import MemoryManager
@@ -85,19 +85,17 @@ def _live(manager: MemoryManager, users: int) -> dict[str, float]:
     return {"seconds": seconds, "rate": LIVE_RECORDS / seconds, **latency_ms(durations)}
 
 
-def _retrievals(manager: MemoryManager, users: int) -> dict[str, float]:
+def _retrievals(manager: MemoryManager, users: int) -> None:
+    """Retrievals for random users before the engine's files and memory are counted (not timed:
+    :func:`_timed` times them beside the flat search)."""
     rng = random.Random(13)
-    durations = []
-    for index in range(RETRIEVALS + 10):
-        query, user = rng.choice(QUERIES), f"u{rng.randrange(users)}"
-        started = time.perf_counter()
-        manager.retrieve(query, user_id=user)
-        if index >= 10:  # warm-up
-            durations.append(time.perf_counter() - started)
-    return latency_ms(durations)
+    for _ in range(RETRIEVALS):
+        manager.retrieve(rng.choice(QUERIES), user_id=f"u{rng.randrange(users)}")
 
 
-def _flat(manager: MemoryManager, config: MemoryConfig, folder: Path) -> dict[str, Any]:
+def _timed(manager: MemoryManager, config: MemoryConfig, folder: Path, users: int) -> dict[str, Any]:
+    """Retrieval for random users and a flat search over a copy of every memory, taking turns
+    query by query (:func:`bench.paired_latency`)."""
     from bench.flat import FlatBaseline, engine_hnsw
 
     parts = manager._engine  # the bench reads the engine's own collections to copy them
@@ -107,7 +105,17 @@ def _flat(manager: MemoryManager, config: MemoryConfig, folder: Path) -> dict[st
     try:
         copied, _ = baseline.copy_from([backend.collection(name) for name in names])
         k = sum(int(v) for v in config.retrieval.quotas.values())
-        return {"count": copied, **baseline.search_latency(QUERIES, k, repeats=6)}
+        flat, rng = baseline.store, random.Random(17)
+        queries = [rng.choice(QUERIES) for _ in range(RETRIEVALS)]
+        timed = paired_latency(
+            {
+                "engine": lambda query: manager.retrieve(query, user_id=f"u{rng.randrange(users)}"),
+                "flat": lambda query: flat.similarity_search(query, k=k),
+            },
+            queries,
+            repeats=1,
+        )
+        return {"count": copied, **timed}
     finally:
         baseline.close()
 
@@ -128,13 +136,15 @@ def run(users: int, per_user: int) -> dict[str, Any]:
             err.log("live records")
             results["live"] = _live(manager, users)
             err.log("retrieval")
-            results["retrieve"] = _retrievals(manager, users)
+            _retrievals(manager, users)
             results["fds"] = len(os.listdir("/proc/self/fd"))
             results["rss_mb"] = _resident_mb()
             results["collections"] = len(manager.inspector.collection_names())
             results["temporary"] = manager.debug_state(user_id="u0")["temporary_count"]
-            err.log("flat baseline")
-            results["flat"] = _flat(manager, config, work / "flat")
+            err.log("retrieval beside the flat baseline")
+            timed = _timed(manager, config, work / "flat", users)
+            results["retrieve"] = timed["engine"]
+            results["flat"] = {"count": timed["count"], **timed["flat"]}
         finally:
             manager.close()
         results["disk_mb"] = folder_bytes(Path(config.data_dir), Path(config.archive_dir)) / 1e6
