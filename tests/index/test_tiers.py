@@ -212,7 +212,14 @@ def test_the_shipped_e5_background_matches_a_fresh_computation() -> None:
         "the shipped file no longer matches the model: python -m memory.index.e5_engines"
     )
     fresh = e5_engines.compute_background(e5_engines.EnginePool(1), sentences)
-    assert np.allclose(shipped[0], fresh[0], atol=1e-5) and np.allclose(shipped[1], fresh[1], atol=1e-5)
+    for made, now in zip(shipped, fresh, strict=True):
+        made, now = np.asarray(made, dtype=np.float64), np.asarray(now, dtype=np.float64)
+        assert made.shape == now.shape
+        # E5's engine rounds differently from one CPU to another: the file matches to 1e-5 on
+        # the AVX2 machines, by cosines of 0.9999 on an AVX-512 one; two different background
+        # sentences are at most 0.97 alike
+        cosines = (made * now).sum(axis=-1) / (np.linalg.norm(made, axis=-1) * np.linalg.norm(now, axis=-1))
+        assert float(np.min(cosines)) > 0.999
 
 
 def test_a_retrieval_of_a_cheap_only_store_uses_no_second_model(config: MemoryConfig) -> None:
