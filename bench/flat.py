@@ -90,18 +90,6 @@ class FlatBaseline:
         """Documents held."""
         return int(self.store._collection.count())
 
-    def search_latency(self, queries: Sequence[str], k: int, repeats: int) -> dict[str, float]:
-        """p50/p95 (ms) of ``similarity_search(query, k)`` over ``queries`` x ``repeats``."""
-        for query in queries[:3]:
-            self.store.similarity_search(query, k=k)  # warm-up
-        durations: list[float] = []
-        for _ in range(repeats):
-            for query in queries:
-                started = time.perf_counter()
-                self.store.similarity_search(query, k=k)
-                durations.append(time.perf_counter() - started)
-        return latency_ms(durations)
-
     def close(self) -> None:
         """Release the client so the folder can be removed."""
         from chromadb.api.client import SharedSystemClient  # type: ignore[attr-defined]
