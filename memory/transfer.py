@@ -160,6 +160,8 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
     """Restore an export in one transaction; returns how many memories. Nothing is written
     when a user of the file already has memory here, or was erased here (unless
     ``allow_erased``: an export made before an erase is a copy the erase could not reach).
+    What was forgotten here one by one (``forget``) stays forgotten: it is erased again, with
+    what was made of it, before this returns.
 
     Raises:
         ImportFileError: not an export, a malformed line, or a user already present or erased.
@@ -179,6 +181,9 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
             "To bring them back on purpose, import with allow_erased=True (CLI: --allow-erased)",
         )
     memories = rows["memory"]
+    forgotten = engine.eraser.tombstones.forgotten(
+        {str(row["id"]) for kind in KINDS for row in rows[kind] if row.get("id") is not None}
+    )
     texts = [(r.get("note"), str(r.get("content"))) for r in memories]
     tokens.prepare_rows(engine.config.retrieval.keyword_tokenizer, texts)
     try:
@@ -187,9 +192,12 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
             engine.entries.restore(conn, memories)
             engine.profile.restore(conn, rows["profile"])
             engine.db.insert_rows(conn, "clock", CLOCK_COLUMNS, rows["clock"])
+            # not done until erased again below: a crash before then is finished at the next start
+            engine.eraser.tombstones.add_memories(conn, sorted(forgotten), datetime.now(UTC))
     except MemoryEngineError:
         raise
     except Exception as exc:  # a missing column, a wrong type, a duplicate id: the database says
         raise ImportFileError("file", f"{path}: a row does not fit ({exc}); nothing was imported") from None
+    engine.eraser.forget_again(forgotten)
     engine.sync.notify()
-    return len(memories)
+    return len(memories) - len(forgotten & {str(row.get("id")) for row in memories})

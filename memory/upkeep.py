@@ -157,7 +157,8 @@ class MemoryUpkeep:
     def import_memories(self: OpenManager, path: str | Path, *, allow_erased: bool = False) -> int:
         """Restore an export made by :meth:`export_memories` into this persona (its users must
         hold no memory here yet); retrievals then give what they gave where it was exported.
-        Returns how many memories.
+        A memory or fact forgotten here (``forget``) stays forgotten: it is erased again, with
+        what was made of it, as at its first erase. Returns how many memories were restored.
 
         Args:
             allow_erased: also restore users erased here (``forget_user``); refused by default,

@@ -36,13 +36,15 @@ async def _lived_in(manager: MemoryManager, clock: Clock) -> None:
 
 
 def _seen(manager: MemoryManager) -> list[tuple]:
-    """What a retrieval gives, memory by memory (static ids differ by persona; their text does not)."""
+    """What a retrieval gives, memory by memory (static ids differ by persona; their text does
+    not), each score last: the two stores' vectors were computed in other batches, and a BLAS
+    sums a batch in another order (they differ in the seventh significant digit)."""
     seen = []
     for query, user in QUERIES:
         result = manager.retrieve_memories(query, user_id=user)
         memories = [
             (m.entry.layer, m.entry.id if m.entry.layer != Layer.STATIC else m.entry.content,
-             round(m.score, 9), m.significance, m.revived)
+             m.significance, m.revived, pytest.approx(m.score, rel=1e-5))
             for m in result.memories
         ]  # fmt: skip
         seen.append((result.active_text, result.rag_text, memories))

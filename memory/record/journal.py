@@ -126,6 +126,10 @@ class Journal:
         )
         return [_from_row(r) for r in rows]
 
+    def ids(self) -> list[str]:
+        """The id of every recorded interaction."""
+        return [str(r[0]) for r in self.db.query("SELECT id FROM interactions")]
+
     def scopes(self) -> list[str]:
         """Every scope that has recorded an interaction."""
         return [str(r[0]) for r in self.db.query("SELECT DISTINCT scope FROM interactions ORDER BY 1")]

@@ -3,9 +3,12 @@
 ``forget_user`` writes a tombstone in the same transaction that deletes the user's rows: a keyed
 hash of the user's scope (never the id itself: it is often an e-mail address), when, and whether
 the files beyond the record (the archive file, the vectors, the freed pages) are clean yet;
-``forget`` writes one per memory it erases or rewrites (a keyed hash of the memory's id). It is
-marked done once they are. At the next start every tombstone not done is finished (the archive
-file rewritten without the user's records; the index repair drops vectors the record lacks).
+``forget`` writes one per memory or fact it erases (a keyed hash of the id) and one per summary
+it rewrites (another hash of the id: the summary stays); an import that brings back a memory
+forgotten here writes its tombstone again and erases it again. It is marked done once the files
+are clean. At the next start every tombstone not done is finished (a memory erased again, the
+archive file rewritten without the user's records; the index repair drops vectors the record
+lacks).
 The hash key is random, made once per record and kept in its ``meta`` table; the vector index
 names scopes by another hash of the same key (:meth:`Tombstones.index_tag`). The ``tombstones``
 table is owned by this module.
@@ -68,6 +71,11 @@ class Tombstones:
         """The keyed hash one erased memory is written down as (another hash than a scope's)."""
         return self._hash(b"memory\x00" + memory_id.encode("utf-8"))
 
+    def rewritten_digest(self, memory_id: str) -> str:
+        """The keyed hash a summary an erase rewrote is written down as (it stays, without the
+        erased memory's line)."""
+        return self._hash(b"rewritten\x00" + memory_id.encode("utf-8"))
+
     def index_tag(self, scope: str) -> str:
         """The keyed hash a scope goes by in the vector index (collection names, metadata), so
         the index never holds a user id; another hash than :meth:`digest` (domain-separated)."""
@@ -83,10 +91,13 @@ class Tombstones:
         )
         return digest
 
-    def add_memories(self, conn: Connection, memory_ids: Iterable[str], at: datetime) -> list[str]:
-        """Write erased memories' tombstones (not done) inside the erasing transaction; returns
-        their digests."""
+    def add_memories(
+        self, conn: Connection, memory_ids: Iterable[str], at: datetime, *, rewritten: Iterable[str] = ()
+    ) -> list[str]:
+        """Write erased memories' tombstones, and those of the summaries the erase ``rewritten``,
+        (not done) inside the erasing transaction; returns their digests."""
         digests = [self.memory_digest(memory_id) for memory_id in memory_ids]
+        digests += [self.rewritten_digest(memory_id) for memory_id in rewritten]
         conn.executemany(
             "INSERT INTO tombstones(digest, erased_at, done) VALUES (?, ?, 0) "
             "ON CONFLICT(digest) DO UPDATE SET erased_at = excluded.erased_at, done = 0",
@@ -105,9 +116,18 @@ class Tombstones:
 
     def erased(self, scopes: Iterable[str]) -> set[str]:
         """The scopes among ``scopes`` that were erased here (a tombstone, done or not)."""
-        by_digest = {self.digest(scope): scope for scope in scopes}
-        if not by_digest:
-            return set()
-        marks = ",".join("?" * len(by_digest))
-        found = self.db.query(f"SELECT digest FROM tombstones WHERE digest IN ({marks})", tuple(by_digest))
-        return {by_digest[str(row[0])] for row in found}
+        return self._written({self.digest(scope): scope for scope in scopes})
+
+    def forgotten(self, ids: Iterable[str]) -> set[str]:
+        """The memories and facts among ``ids`` that were erased here one by one (done or not)."""
+        return self._written({self.memory_digest(memory_id): memory_id for memory_id in ids})
+
+    def _written(self, by_digest: dict[str, str]) -> set[str]:
+        """The values of ``by_digest`` whose digest has a tombstone (asked 500 at a time)."""
+        digests, found = list(by_digest), set()
+        for start in range(0, len(digests), 500):
+            chunk = tuple(digests[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.query(f"SELECT digest FROM tombstones WHERE digest IN ({marks})", chunk)
+            found |= {by_digest[str(row[0])] for row in rows}
+        return found

@@ -12,7 +12,7 @@ drops every vector the record does not hold.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 
 from memory.domain.importance import said_in
@@ -106,7 +106,9 @@ class Eraser:
             EntryTable.export_again(conn, [s.id for s, t in rewritten if t and s.layer == Layer.ARCHIVED])
             self.purge(conn)
             touched = {memory_id, *emptied, *current}
-            digests = self.tombstones.add_memories(conn, sorted(touched), datetime.now(UTC))
+            digests = self.tombstones.add_memories(
+                conn, sorted({memory_id, *emptied}), datetime.now(UTC), rewritten=sorted(current)
+            )
         self.sync.erase_archived(
             lambda record: record.id in touched and current.get(record.id) != record.content
         )
@@ -124,9 +126,26 @@ class Eraser:
     def _forget_fact(self, fact_id: str, scope: str | None) -> bool:
         with self.db.transaction() as conn:
             erased = ProfileTable.erase_fact(conn, fact_id, scope)
+            digests = self.tombstones.add_memories(conn, [fact_id], datetime.now(UTC)) if erased else []
         if erased:
             self.db.scrub()
+            self.tombstones.finish(*digests)
         return erased
+
+    def forget_again(self, ids: Collection[str]) -> int:
+        """Erase again what an import brought back of the memories and facts forgotten here
+        (:meth:`Tombstones.forgotten`; the import wrote their tombstones not done, so a crash
+        before this ends is finished at the next start). Interactions go first: each takes what
+        was made of its words, as at its first erase. Returns how many were there."""
+        if not ids:
+            return 0
+        said = {interaction.id for interaction in Journal(self.db).by_ids(sorted(ids))}
+        count = sum(
+            self.forget(memory_id, None, any_user=True)
+            for memory_id in sorted(ids, key=lambda memory_id: (memory_id not in said, memory_id))
+        )
+        self.tombstones.finish(*(self.tombstones.memory_digest(memory_id) for memory_id in ids))
+        return count
 
     def _summaries_without(self, scope: str, interaction: Interaction) -> list[tuple[MemoryEntry, str]]:
         """The scope's summaries (hot and cold) that quote ``interaction``, each with its text
@@ -183,6 +202,8 @@ class Eraser:
         pending = self.tombstones.unfinished()
         if not pending:
             return 0
+        here = {*self.table.ids(), *Journal(self.db).ids(), *ProfileTable(self.db).ids()}
+        self.forget_again({i for i in here if self.tombstones.memory_digest(i) in pending})
         self.sync.erase_archived(lambda record: self._erased_before(record, pending))
         self.db.scrub()
         self.tombstones.finish(*pending)
@@ -192,7 +213,8 @@ class Eraser:
     def _erased_before(self, record: ArchivedMemory, pending: set[str]) -> bool:
         if self.tombstones.digest(scope_of(record.user_id)) in pending:
             return True
-        if self.tombstones.memory_digest(record.id) not in pending:
+        digests = {self.tombstones.memory_digest(record.id), self.tombstones.rewritten_digest(record.id)}
+        if not digests & pending:
             return False
         kept = self.table.by_ids(None, [record.id])
         return not kept or kept[0].content != record.content

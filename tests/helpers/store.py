@@ -88,6 +88,16 @@ def wait_for_backlog(manager: MemoryManager, *, timeout: float = 30.0) -> None:
         time.sleep(0.1)
 
 
+def files_holding(folders: list[Path], needle: bytes) -> list[Path]:
+    """The files under ``folders`` whose bytes hold ``needle`` (what an erase must leave none of)."""
+    return [
+        path
+        for folder in folders
+        for path in folder.rglob("*")
+        if path.is_file() and needle in path.read_bytes()
+    ]
+
+
 def sql(manager: MemoryManager, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
     """Read the manager's SQLite file directly (read-only), as a person checking the disk would;
     a Postgres record through a connection of its own."""

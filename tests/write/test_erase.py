@@ -13,21 +13,12 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from helpers.paths import HELPERS
-from helpers.store import config_env, fill
+from helpers.store import config_env, files_holding, fill
 from memory import InvalidInputError, Layer, MemoryConfig
 from memory.personas import SAMPLES
 
 MARKER = "qxjvmarker"
 """A word no model, dictionary or other user has: found on disk only where alice's text is."""
-
-
-def _files_holding(folders: list[Path], needle: bytes) -> list[Path]:
-    return [
-        path
-        for folder in folders
-        for path in folder.rglob("*")
-        if path.is_file() and needle in path.read_bytes()
-    ]
 
 
 async def test_forget_user_leaves_no_byte_of_their_text_and_keeps_everyone_else(
@@ -46,12 +37,12 @@ async def test_forget_user_leaves_no_byte_of_their_text_and_keeps_everyone_else(
     manager.flush()
     folders = [Path(config.data_dir), Path(config.archive_dir)]
     assert manager.inspector.archived(), "the test needs alice's forgotten memories in the archive"
-    assert _files_holding(folders, MARKER.encode()), "the test needs alice's text on disk first"
+    assert files_holding(folders, MARKER.encode()), "the test needs alice's text on disk first"
 
     assert manager.forget_user("alice") > 8
-    assert _files_holding(folders, MARKER.encode()) == []  # even before close
+    assert files_holding(folders, MARKER.encode()) == []  # even before close
     manager.close()
-    assert _files_holding(folders, MARKER.encode()) == []
+    assert files_holding(folders, MARKER.encode()) == []
 
     again = make_manager(config)
     active, rag = again.retrieve("暗号是什么", user_id="alice")
@@ -77,8 +68,8 @@ def test_short_messages_erased_leave_no_fragment_in_any_page(make_manager, confi
     manager.forget_user(user)
     manager.close()
     folders = [Path(config.data_dir), Path(config.archive_dir)]
-    assert _files_holding(folders, b"zebrafish") == []
-    assert _files_holding(folders, b"uidmarker") == []  # nor the id (the index knows a keyed hash)
+    assert files_holding(folders, b"zebrafish") == []
+    assert files_holding(folders, b"uidmarker") == []  # nor the id (the index knows a keyed hash)
 
 
 def test_forget_user_needs_a_user(make_manager) -> None:
@@ -101,7 +92,7 @@ def test_forget_erases_one_memory_and_only_for_its_owner(make_manager, config: M
     assert manager.inspector.entry(secret) is None and manager.inspector.interaction(secret) is None
     assert secret not in manager.inspector.indexed_ids(manager.inspector.entry(kept).layer, "alice")
     manager.close()
-    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
     again = make_manager(config)
     assert "草莓" in again.retrieve("我喜欢吃什么", user_id="alice")[1]
     static = again.inspector.entries(again.inspector.entry(last).layer.STATIC)[0].id
@@ -124,7 +115,7 @@ def test_forget_takes_the_profile_fact_its_statement_set_and_the_value_before_co
     active, rag = manager.retrieve("我现在住在哪里？", user_id="alice")
     assert MARKER not in active + rag and "北京" in rag
     manager.close()
-    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
 
 def test_forget_leaves_the_fact_another_statement_of_the_same_moment_set(make_manager) -> None:
@@ -150,7 +141,7 @@ def test_forget_erases_a_keyed_fact_by_the_id_remember_returned(make_manager, co
     assert manager.forget(moved, user_id="alice") is False  # already gone
     assert manager.profile("alice")["keys"].value == "我的钥匙放在书桌抽屉里"
     manager.close()
-    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
 
 @pytest.mark.parametrize("cold", [False, True])
@@ -175,7 +166,7 @@ async def test_forget_takes_its_lines_out_of_the_summaries_that_quote_it(
     if cold:  # the archive file holds the summary as it is now
         assert [r.content for r in manager.inspector.archived() if r.id == summary.id] == [summary.content]
     manager.close()
-    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
 
 async def test_forget_takes_the_summary_a_model_wrote_of_it_and_the_facts_the_model_drew(
@@ -202,7 +193,7 @@ async def test_forget_takes_the_summary_a_model_wrote_of_it_and_the_facts_the_mo
     assert await manager.run_summary_now() == 1
     assert [s.content for s in manager.inspector.entries(Layer.SUMMARY, "alice")] == ["用户最爱草莓蛋糕。"]
     manager.close()
-    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
 
 class _ErasingWhileSummarising(FakeListChatModel):
@@ -229,7 +220,7 @@ async def test_a_summary_whose_interaction_is_erased_while_the_model_writes_it_i
     assert manager.inspector.entries(Layer.SUMMARY, "alice") == []
     assert manager.debug_state()["buffer_count"] == 1  # the other interaction waits for the next run
     manager.close()
-    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
 
 async def test_a_summary_that_only_quoted_the_erased_memory_goes_whole(
@@ -243,7 +234,7 @@ async def test_a_summary_that_only_quoted_the_erased_memory_goes_whole(
     assert manager.forget(secret, user_id="alice")
     assert all(MARKER not in s.content for s in manager.inspector.entries(Layer.SUMMARY, "alice"))
     manager.close()
-    assert _files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
 
 
 def test_an_erase_cut_short_after_the_record_is_finished_at_the_next_start(
@@ -261,7 +252,7 @@ def test_an_erase_cut_short_after_the_record_is_finished_at_the_next_start(
         manager.retrieve("今天天气怎么样", user_id="alice")
     manager.flush()
     archive = Path(config.archive_dir)
-    assert _files_holding([archive], MARKER.encode()), "the test needs alice's records in the archive"
+    assert files_holding([archive], MARKER.encode()), "the test needs alice's records in the archive"
 
     def killed(*_: object) -> int:
         raise OSError("killed here")
@@ -270,10 +261,10 @@ def test_an_erase_cut_short_after_the_record_is_finished_at_the_next_start(
     with pytest.raises(OSError):
         manager.forget_user("alice")
     manager.close()
-    assert _files_holding([archive], MARKER.encode()), "the crash left the archive as it was"
+    assert files_holding([archive], MARKER.encode()), "the crash left the archive as it was"
 
     reopened = make_manager(config)
-    assert _files_holding([Path(config.data_dir), archive], MARKER.encode()) == []
+    assert files_holding([Path(config.data_dir), archive], MARKER.encode()) == []
     assert all(record.user_id != "alice" for record in reopened.inspector.archived())
     assert "可乐" in "".join(reopened.retrieve("我家的狗叫什么", user_id="bob"))
 
@@ -293,7 +284,7 @@ def test_a_forget_cut_short_after_the_record_is_finished_at_the_next_start(
     cold = manager.inspector.archived()[0]
     word = cold.content.split(MARKER)[1].split("号")[0]
     gone = f"{MARKER}{word}号".encode()
-    assert _files_holding([archive], gone), "the test needs the memory's record in the archive"
+    assert files_holding([archive], gone), "the test needs the memory's record in the archive"
 
     def killed(*_: object) -> int:
         raise OSError("killed here")
@@ -302,10 +293,10 @@ def test_a_forget_cut_short_after_the_record_is_finished_at_the_next_start(
     with pytest.raises(OSError):
         manager.forget(cold.id, user_id="alice")
     manager.close()
-    assert _files_holding([archive], gone), "the crash left the archive as it was"
+    assert files_holding([archive], gone), "the crash left the archive as it was"
 
     reopened = make_manager(config)
-    assert _files_holding([Path(config.data_dir), archive], gone) == []
+    assert files_holding([Path(config.data_dir), archive], gone) == []
     assert len(reopened.inspector.archived()) >= 1  # the other cold memories keep their records
 
 
@@ -326,13 +317,13 @@ def test_sigkill_during_forget_user_then_restart_leaves_nothing(
     assert "erasing" in child.stdout and "not killed" not in child.stdout
     folders = [Path(config.data_dir), Path(config.archive_dir)]
     if step in ("archive", "rename"):  # the test reaches the cases it means to
-        assert _files_holding([Path(config.archive_dir)], MARKER.encode())
+        assert files_holding([Path(config.archive_dir)], MARKER.encode())
     reopened = make_manager(config)
     assert all(record.user_id != "alice" for record in reopened.inspector.archived())
     assert "可乐" in "".join(reopened.retrieve("我家的狗叫什么", user_id="bob"))
     reopened.close()
-    assert _files_holding(folders, MARKER.encode()) == []
-    assert _files_holding(folders, b"alice") == []
+    assert files_holding(folders, MARKER.encode()) == []
+    assert files_holding(folders, b"alice") == []
 
 
 @pytest.mark.sqlite_only  # the record's bytes are in these folders (Postgres: test_postgres's vacuum test)
@@ -356,13 +347,13 @@ def test_a_heavy_user_with_store_items_erased_leaves_no_byte_and_forget_leaves_n
     once = manager.remember("我的单词本密码是zqwlonce", user_id=user)
     manager.flush()
     folders = [Path(config.data_dir), Path(config.archive_dir)]
-    assert _files_holding(folders, b"zqwlonce")
+    assert files_holding(folders, b"zqwlonce")
     assert manager.forget(once, user_id=user)
-    assert _files_holding(folders, b"zqwlonce") == []
+    assert files_holding(folders, b"zqwlonce") == []
 
     assert manager.forget_user(user) >= 2000
     manager.close()
-    assert _files_holding(folders, MARKER.encode()) == []
-    assert _files_holding(folders, user.encode()) == []
+    assert files_holding(folders, MARKER.encode()) == []
+    assert files_holding(folders, user.encode()) == []
     again = make_manager(config)
     assert again.as_store().get(("memories", "bob"), "m-dog") is not None

@@ -1,0 +1,91 @@
+"""What a user had forgotten one by one stays forgotten when an export made before comes back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers.store import files_holding, fill
+from memory import Layer, MemoryConfig, MemoryManager
+
+MARKER = "qxjvmarker"
+"""A word no model, dictionary or other user has: found on disk only where the user's text is."""
+
+
+def _holding_marker(config: MemoryConfig) -> list[Path]:
+    return files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode())
+
+
+async def _forgotten_then_erased(manager: MemoryManager, path: Path) -> None:
+    """Alice tells a secret that sets her home and keeps a keyed one; a summary quotes her lines;
+    an export is made; she forgets the two secrets; then she is erased."""
+    moved_home = f"我搬家了，现在住在苏州金鸡湖边{MARKER}小区"
+    said = [moved_home, "我最喜欢吃草莓蛋糕", "I went hiking at Fragrant Hills"]
+    moved, *_ = fill(manager, said, user_id="alice")
+    keyed = manager.remember(f"暗号是{MARKER}", user_id="alice", key="secret_word")
+    await manager.run_summary_now()
+    (summary,) = manager.inspector.entries(Layer.SUMMARY, "alice")
+    assert MARKER in summary.content and MARKER in manager.profile("alice")["home"].value
+    manager.export_memories(path, user_id="alice")
+    assert manager.forget(moved, user_id="alice") and manager.forget(keyed, user_id="alice")
+    manager.forget_user("alice")
+
+
+def _restored_without_the_secrets(manager: MemoryManager) -> None:
+    (summary,) = manager.inspector.entries(Layer.SUMMARY, "alice")
+    assert MARKER not in summary.content and "草莓" in summary.content  # its other lines stay
+    assert "home" not in manager.profile("alice") and "secret_word" not in manager.profile("alice")
+    active, rag = manager.retrieve("我最喜欢吃什么？我住在哪里？暗号是什么？", user_id="alice")
+    assert "草莓" in active + rag and MARKER not in active + rag
+
+
+async def test_restoring_an_erased_user_keeps_what_they_had_forgotten(
+    make_manager, config: MemoryConfig, tmp_path: Path
+) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config)
+    path = tmp_path / "alice.jsonl"
+    await _forgotten_then_erased(manager, path)
+    assert MARKER in path.read_text(encoding="utf-8")  # the file was made before the erases
+    manager.import_memories(path, allow_erased=True)
+    _restored_without_the_secrets(manager)
+    manager.close()
+    assert _holding_marker(config) == []
+
+
+def test_an_old_export_does_not_bring_back_a_forgotten_memory(
+    make_manager, config: MemoryConfig, tmp_path: Path
+) -> None:
+    manager = make_manager(config)
+    (secret,) = fill(manager, [f"我的秘密暗号是{MARKER}，别告诉别人"], user_id="bob")
+    path = tmp_path / "bob.jsonl"
+    assert manager.export_memories(path, user_id="bob") == 1
+    assert manager.forget(secret, user_id="bob")
+    assert manager.import_memories(path) == 0  # bob holds nothing here now: the file is taken...
+    assert manager.inspector.entries(Layer.TEMPORARY, "bob") == []  # ...without what he forgot
+    active, rag = manager.retrieve("暗号是什么？", user_id="bob")
+    assert MARKER not in active + rag
+    manager.close()
+    assert _holding_marker(config) == []
+
+
+async def test_an_import_cut_short_before_it_forgets_again_is_finished_at_the_next_start(
+    make_manager, config: MemoryConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config)
+    path = tmp_path / "alice.jsonl"
+    await _forgotten_then_erased(manager, path)
+
+    def killed(*_: object) -> int:
+        raise OSError("killed here")
+
+    monkeypatch.setattr(manager._engine.eraser, "forget_again", killed)
+    with pytest.raises(OSError):
+        manager.import_memories(path, allow_erased=True)
+    manager.close()
+    reopened = make_manager(config)
+    _restored_without_the_secrets(reopened)
+    reopened.close()
+    assert _holding_marker(config) == []
