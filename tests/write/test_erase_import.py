@@ -63,7 +63,7 @@ def test_an_old_export_does_not_bring_back_a_forgotten_memory(
     assert manager.export_memories(path, user_id="bob") == 1
     assert manager.forget(secret, user_id="bob")
     assert manager.import_memories(path) == 0  # bob holds nothing here now: the file is taken...
-    assert manager.inspector.entries(Layer.TEMPORARY, "bob") == []  # ...without what he forgot
+    assert manager.inspector.entries(Layer.ACTIVE, "bob") == []  # ...without what he forgot
     active, rag = manager.retrieve("暗号是什么？", user_id="bob")
     assert MARKER not in active + rag
     manager.close()
