@@ -228,19 +228,33 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
         batch_size: int = 500,
         skip_invalid: bool = False,
         progress: Callable[[int], object] | None = None,
+        allow_erased: bool = False,
     ) -> ImportReport:
         """Record many interactions in order, with their own timestamps, in batches.
 
         Every record is validated before anything is written. A record is a mapping with
         ``user_input``, ``response`` and optional ``timestamp`` (datetime or ISO string) and
         ``user_id``; ``(line_number, record)`` pairs (see :func:`memory.write.importer.read_jsonl`)
-        keep file line numbers in the report. The same layer rules apply as one by one.
+        keep file line numbers in the report. The same layer rules apply as one by one. A record
+        with a timestamp gets an id made from it, so the same file imported again adds nothing, and
+        what was forgotten here (``forget``) is not recorded again.
+
+        Args:
+            allow_erased: also record users erased here (``forget_user``); refused by default,
+                so a history imported before an erase does not bring the user back by accident.
 
         Raises:
-            ImportFileError: some records are bad and ``skip_invalid`` is false (nothing written).
+            ImportFileError: some records are bad and ``skip_invalid`` is false, or some are of
+                users erased here (nothing written).
         """
-        return self._check_open().recorder.import_records(
-            records, batch_size=batch_size, skip_invalid=skip_invalid, progress=progress
+        engine = self._check_open()
+        return engine.recorder.import_records(
+            records,
+            batch_size=batch_size,
+            skip_invalid=skip_invalid,
+            progress=progress,
+            erased=engine.eraser.tombstones,
+            allow_erased=allow_erased,
         )
 
     aimport_interactions = async_twin(import_interactions)

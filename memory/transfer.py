@@ -29,7 +29,7 @@ from memory.domain.validation import check_user_id
 from memory.engine import Engine
 from memory.errors import ImportFileError, InvalidInputError, MemoryEngineError
 from memory.record.db import CLOCK_COLUMNS
-from memory.write.importer import check_file, read_jsonl
+from memory.write.importer import check_file, erased_users, read_jsonl
 
 FORMAT = "persona-memory-export"
 VERSION = 1
@@ -160,8 +160,8 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
     """Restore an export in one transaction; returns how many memories. Nothing is written
     when a user of the file already has memory here, or was erased here (unless
     ``allow_erased``: an export made before an erase is a copy the erase could not reach).
-    What was forgotten here one by one (``forget``) stays forgotten: it is erased again, with
-    what was made of it, before this returns.
+    What was forgotten here one by one (``forget``) stays forgotten: the same transaction erases
+    it again, with what was made of it.
 
     Raises:
         ImportFileError: not an export, a malformed line, or a user already present or erased.
@@ -175,14 +175,10 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
         )
     erased = engine.eraser.tombstones.erased(scopes)
     if erased and not allow_erased:
-        raise ImportFileError(
-            "file",
-            f"users {_names(erased)} were erased here (forget_user); nothing was imported. "
-            "To bring them back on purpose, import with allow_erased=True (CLI: --allow-erased)",
-        )
+        raise erased_users("file", erased)
     memories = rows["memory"]
     forgotten = engine.eraser.tombstones.forgotten(
-        {str(row["id"]) for kind in KINDS for row in rows[kind] if row.get("id") is not None}
+        {str(row["id"]) for kind in ("interaction", "memory", "profile") for row in rows[kind]}
     )
     texts = [(r.get("note"), str(r.get("content"))) for r in memories]
     tokens.prepare_rows(engine.config.retrieval.keyword_tokenizer, texts)
@@ -192,12 +188,12 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
             engine.entries.restore(conn, memories)
             engine.profile.restore(conn, rows["profile"])
             engine.db.insert_rows(conn, "clock", CLOCK_COLUMNS, rows["clock"])
-            # not done until erased again below: a crash before then is finished at the next start
-            engine.eraser.tombstones.add_memories(conn, sorted(forgotten), datetime.now(UTC))
+            erased = engine.eraser.erase_restored(conn, rows, forgotten) if forgotten else set()
     except MemoryEngineError:
         raise
     except Exception as exc:  # a missing column, a wrong type, a duplicate id: the database says
         raise ImportFileError("file", f"{path}: a row does not fit ({exc}); nothing was imported") from None
-    engine.eraser.forget_again(forgotten)
+    if forgotten:
+        engine.db.scrub()
     engine.sync.notify()
-    return len(memories) - len(forgotten & {str(row.get("id")) for row in memories})
+    return len(memories) - len(erased)

@@ -51,6 +51,7 @@ def run_import(args: argparse.Namespace) -> int:
                 batch_size=args.batch_size,
                 skip_invalid=args.skip_invalid,
                 progress=lambda n: bar.advance(task, n),
+                allow_erased=args.allow_erased,
             )
             bar.update(task, completed=total)  # lines already there or skipped count as done
     except ImportFileError as exc:  # the engine's advice names the Python argument
@@ -62,7 +63,7 @@ def run_import(args: argparse.Namespace) -> int:
         print(f"skipped line {number}: {reason}", file=sys.stderr)
     print(
         f"imported {report.imported} interactions in {report.seconds:.1f}s ({report.rate:.0f}/s); "
-        f"already there {report.already}; skipped {len(report.skipped)}"
+        f"already there {report.already}; forgotten here {report.forgotten}; skipped {len(report.skipped)}"
     )
     return 0
 

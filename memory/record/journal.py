@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memory.domain.types import Interaction, scope_of, user_of
 from memory.record.db import Connection, Database, from_epoch
@@ -49,6 +49,11 @@ def _from_row(row: Sequence[object]) -> Interaction:
         user_id=user_of(str(scope)),
         note=None if note is None else str(note),
     )
+
+
+def interaction_of(row: Mapping[str, object]) -> Interaction:
+    """An interaction from its row in an export."""
+    return _from_row(tuple(row.get(column) for column in _COLUMNS.split(", ")))
 
 
 class Journal:
@@ -125,10 +130,6 @@ class Journal:
             f"SELECT {_COLUMNS} FROM interactions WHERE id IN ({marks}) ORDER BY seq", tuple(ids)
         )
         return [_from_row(r) for r in rows]
-
-    def ids(self) -> list[str]:
-        """The id of every recorded interaction."""
-        return [str(r[0]) for r in self.db.query("SELECT id FROM interactions")]
 
     def scopes(self) -> list[str]:
         """Every scope that has recorded an interaction."""

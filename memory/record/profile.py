@@ -159,10 +159,6 @@ class ProfileTable:
                 )
         return len(rows)
 
-    def ids(self) -> list[str]:
-        """The id of every fact here, current and superseded."""
-        return [str(r[0]) for r in self.db.query("SELECT id FROM profile")]
-
     def scopes(self) -> list[str]:
         """Scopes that hold facts."""
         return [str(r[0]) for r in self.db.query("SELECT DISTINCT scope FROM profile")]

@@ -4,11 +4,10 @@
 hash of the user's scope (never the id itself: it is often an e-mail address), when, and whether
 the files beyond the record (the archive file, the vectors, the freed pages) are clean yet;
 ``forget`` writes one per memory or fact it erases (a keyed hash of the id) and one per summary
-it rewrites (another hash of the id: the summary stays); an import that brings back a memory
-forgotten here writes its tombstone again and erases it again. It is marked done once the files
-are clean. At the next start every tombstone not done is finished (a memory erased again, the
-archive file rewritten without the user's records; the index repair drops vectors the record
-lacks).
+it rewrites (another hash of the id: the summary stays); an import looks its ids up, so what
+was forgotten here stays forgotten. It is marked done once the files are clean. At the next start
+every tombstone not done is finished (the archive file rewritten without the user's records; the
+index repair drops vectors the record lacks).
 The hash key is random, made once per record and kept in its ``meta`` table; the vector index
 names scopes by another hash of the same key (:meth:`Tombstones.index_tag`). The ``tombstones``
 table is owned by this module.

@@ -29,6 +29,7 @@ from memory.record.profile import ProfileTable
 from memory.record.tombstones import Tombstones
 from memory.summary.extractive import without_quotes
 from memory.summary.summarizer import MODEL
+from memory.write.forgotten import Rows, erase_restored
 from memory.write.index_sync import IndexSync
 
 logger = logging.getLogger(__name__)
@@ -132,20 +133,13 @@ class Eraser:
             self.tombstones.finish(*digests)
         return erased
 
-    def forget_again(self, ids: Collection[str]) -> int:
-        """Erase again what an import brought back of the memories and facts forgotten here
-        (:meth:`Tombstones.forgotten`; the import wrote their tombstones not done, so a crash
-        before this ends is finished at the next start). Interactions go first: each takes what
-        was made of its words, as at its first erase. Returns how many were there."""
-        if not ids:
-            return 0
-        said = {interaction.id for interaction in Journal(self.db).by_ids(sorted(ids))}
-        count = sum(
-            self.forget(memory_id, None, any_user=True)
-            for memory_id in sorted(ids, key=lambda memory_id: (memory_id not in said, memory_id))
-        )
-        self.tombstones.finish(*(self.tombstones.memory_digest(memory_id) for memory_id in ids))
-        return count
+    def erase_restored(self, conn: Connection, rows: Rows, forgotten: Collection[str]) -> set[str]:
+        """Inside an import's transaction, erase what it restored of the memories and facts
+        forgotten here (:func:`memory.write.forgotten.erase_restored`), the keyword index merged;
+        returns the ids of the memories erased. The caller scrubs the file once committed."""
+        erased = erase_restored(conn, self.table, rows, forgotten)
+        self.purge(conn)
+        return erased
 
     def _summaries_without(self, scope: str, interaction: Interaction) -> list[tuple[MemoryEntry, str]]:
         """The scope's summaries (hot and cold) that quote ``interaction``, each with its text
@@ -202,8 +196,6 @@ class Eraser:
         pending = self.tombstones.unfinished()
         if not pending:
             return 0
-        here = {*self.table.ids(), *Journal(self.db).ids(), *ProfileTable(self.db).ids()}
-        self.forget_again({i for i in here if self.tombstones.memory_digest(i) in pending})
         self.sync.erase_archived(lambda record: self._erased_before(record, pending))
         self.db.scrub()
         self.tombstones.finish(*pending)

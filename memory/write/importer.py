@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memory.domain.types import user_of
 from memory.errors import ImportFileError, InvalidInputError, MemoryEngineError
 
 REQUIRED = ("user_input", "response")
@@ -42,6 +43,9 @@ class ImportReport:
     imported: int = 0
     already: int = 0
     """Records already there (the same record imported before): left as they were."""
+    forgotten: int = 0
+    """Records forgotten here (``forget`` of the id an earlier import gave them): not recorded
+    again."""
     skipped: list[tuple[int, str]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -49,6 +53,16 @@ class ImportReport:
     def rate(self) -> float:
         """Interactions per second."""
         return self.imported / self.seconds if self.seconds > 0 else 0.0
+
+
+def erased_users(argument: str, scopes: Iterable[str]) -> ImportFileError:
+    """The error of an import that holds users erased here (refused unless asked)."""
+    names = ", ".join(repr(user_of(scope)) for scope in sorted(scopes))
+    return ImportFileError(
+        argument,
+        f"users {names} were erased here (forget_user); nothing was imported. "
+        "To bring them back on purpose, import with allow_erased=True (CLI: --allow-erased)",
+    )
 
 
 def check_file(path: Path) -> Path:

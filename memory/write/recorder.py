@@ -28,8 +28,9 @@ from memory.record.db import Database
 from memory.record.entries import EntryTable
 from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
+from memory.record.tombstones import Tombstones
 from memory.summary.summarizer import Gate, Summarizer
-from memory.write.importer import ImportReport, describe_error, record_fields, record_id
+from memory.write.importer import ImportReport, describe_error, erased_users, record_fields, record_id
 from memory.write.index_sync import IndexSync
 
 DELIBERATE_INDEX_SECONDS = 0.5
@@ -225,8 +226,12 @@ class Recorder:
         batch_size: int,
         skip_invalid: bool,
         progress: Callable[[int], object] | None,
+        erased: Tombstones | None = None,
+        allow_erased: bool = False,
     ) -> ImportReport:
-        """Validate every record, then commit and index in batches (see ``import_interactions``)."""
+        """Validate every record, then commit and index in batches (see ``import_interactions``).
+        With the record's ``erased`` tombstones: a record forgotten here is left out, and records
+        of users erased here are refused unless ``allow_erased``."""
         self.db.check_writable()
         if isinstance(batch_size, bool) or not isinstance(batch_size, int):
             raise InputTypeError("batch_size", "an int", batch_size)
@@ -249,6 +254,10 @@ class Recorder:
                 f"{len(report.skipped)} bad record(s), nothing imported ({shown}); "
                 "fix them or pass skip_invalid=True",
             )
+        if erased is not None:
+            before = len(valid)
+            valid = _not_erased(erased, valid, allow_erased=allow_erased)
+            report.forgotten = before - len(valid)
         with self.sync.importing():
             for start in range(0, len(valid), batch_size):
                 batch = valid[start : start + batch_size]
@@ -260,6 +269,21 @@ class Recorder:
                     progress(len(batch))
         report.seconds = time.perf_counter() - started
         return report
+
+
+def _not_erased(
+    erased: Tombstones, interactions: list[Interaction], *, allow_erased: bool
+) -> list[Interaction]:
+    """The interactions not forgotten here (``forget`` of the id a timestamp gave them before).
+
+    Raises:
+        ImportFileError: some are of users erased here (``forget_user``), unless ``allow_erased``.
+    """
+    users = erased.erased({scope_of(i.user_id) for i in interactions})
+    if users and not allow_erased:
+        raise erased_users("records", users)
+    gone = erased.forgotten(i.id for i in interactions)
+    return [i for i in interactions if i.id not in gone]
 
 
 def _numbered(records: Iterable[Record] | Iterable[NumberedRecord]) -> Iterator[NumberedRecord]:

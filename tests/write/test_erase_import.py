@@ -8,6 +8,7 @@ import pytest
 
 from helpers.store import files_holding, fill
 from memory import Layer, MemoryConfig, MemoryManager
+from memory.errors import ImportFileError
 
 MARKER = "qxjvmarker"
 """A word no model, dictionary or other user has: found on disk only where the user's text is."""
@@ -70,22 +71,28 @@ def test_an_old_export_does_not_bring_back_a_forgotten_memory(
     assert _holding_marker(config) == []
 
 
-async def test_an_import_cut_short_before_it_forgets_again_is_finished_at_the_next_start(
-    make_manager, config: MemoryConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_history_file_imported_again_does_not_bring_back_a_forgotten_record(
+    make_manager, config: MemoryConfig
 ) -> None:
-    config.active.capacity = 2
+    config.active.capacity = 1
     manager = make_manager(config)
-    path = tmp_path / "alice.jsonl"
-    await _forgotten_then_erased(manager, path)
-
-    def killed(*_: object) -> int:
-        raise OSError("killed here")
-
-    monkeypatch.setattr(manager._engine.eraser, "forget_again", killed)
-    with pytest.raises(OSError):
-        manager.import_memories(path, allow_erased=True)
+    history = [
+        {"user_input": f"我的秘密暗号是{MARKER}，别告诉别人", "response": "好的", "user_id": "bob",
+         "timestamp": "2026-10-01T09:00:00+00:00"},
+        {"user_input": "我最喜欢吃草莓蛋糕", "response": "好呀", "user_id": "bob",
+         "timestamp": "2026-10-01T09:05:00+00:00"},
+    ]  # fmt: skip
+    assert manager.import_interactions(history).imported == 2
+    (secret,) = [e.id for e in manager.inspector.entries(Layer.TEMPORARY, "bob") if MARKER in e.content]
+    assert manager.forget(secret, user_id="bob")
+    again = manager.import_interactions(history)  # the same file: each record keeps its id
+    assert (again.imported, again.already, again.forgotten) == (0, 1, 1)
+    active, rag = manager.retrieve("暗号是什么？我喜欢吃什么？", user_id="bob")
+    assert MARKER not in active + rag and "草莓" in active + rag
+    manager.forget_user("bob")
+    with pytest.raises(ImportFileError, match="'bob' were erased here"):
+        manager.import_interactions(history)  # a history imported before an erase does not undo it
+    restored = manager.import_interactions(history, allow_erased=True)  # unless asked to
+    assert (restored.imported, restored.forgotten) == (1, 1)  # what he forgot stays forgotten
     manager.close()
-    reopened = make_manager(config)
-    _restored_without_the_secrets(reopened)
-    reopened.close()
     assert _holding_marker(config) == []

@@ -37,10 +37,6 @@ class WholeRows(DerivedStates):
         rows = self.db.rows("entries", EXPORTED, scopes)
         return [row for row in rows if row["layer"] != Layer.STATIC.value]
 
-    def ids(self) -> list[str]:
-        """The id of every memory here, of every scope and layer."""
-        return [str(r[0]) for r in self.db.query("SELECT id FROM entries")]
-
     def restore(self, conn: Connection, rows: Sequence[dict[str, object]]) -> None:
         """Insert exported rows as they were; the index and the archive file follow."""
         Database.insert_rows(conn, "entries", RESTORED, [restored(row) for row in rows])
