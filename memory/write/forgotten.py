@@ -62,7 +62,7 @@ def erase_restored(conn: Connection, table: EntryTable, rows: Rows, forgotten: C
                     erased.add(key)
                 else:
                     table.set_content(conn, key, kept, None)
-    Journal.erase_ids(conn, sorted(forgotten))
+    Journal.erase_ids(conn, sorted({str(row["id"]) for row in rows["interaction"]} & set(forgotten)))
     EntryTable.erase_ids(conn, sorted(erased))
     for row in rows["profile"]:
         if str(row["id"]) in forgotten:
