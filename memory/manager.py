@@ -253,7 +253,6 @@ class MemoryManager(MemoryUpkeep, LangChainSurface):
             batch_size=batch_size,
             skip_invalid=skip_invalid,
             progress=progress,
-            erased=engine.eraser.tombstones,
             allow_erased=allow_erased,
         )
 

@@ -178,7 +178,7 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
         raise erased_users("file", erased)
     memories = rows["memory"]
     forgotten = engine.eraser.tombstones.forgotten(
-        {str(row["id"]) for kind in ("interaction", "memory", "profile") for row in rows[kind]}
+        {str(row["id"]) for kind in ("interaction", "memory", "profile") for row in rows[kind] if "id" in row}
     )
     texts = [(r.get("note"), str(r.get("content"))) for r in memories]
     tokens.prepare_rows(engine.config.retrieval.keyword_tokenizer, texts)

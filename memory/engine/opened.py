@@ -181,7 +181,7 @@ def _wire(
     if not read_only:
         layers.static.load()
     recorder, summary_jobs, scheduler = writers_of(
-        config, persona, db, history, layers, profile, sync, summarizer, now, jobs
+        config, persona, db, history, layers, profile, sync, summarizer, now, jobs, erased
     )
     return Engine(
         config=config,

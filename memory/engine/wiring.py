@@ -62,6 +62,7 @@ def writers_of(
     summarizer: Summarizer,
     now: Callable[[], datetime],
     jobs: tuple[Job, Job],
+    erased: Tombstones,
 ) -> tuple[Recorder, SummaryJobs, MemoryScheduler]:
     """What writes to the layers: the recorder of interactions, the summary and clean-up jobs,
     and the scheduler that runs ``jobs``."""
@@ -76,6 +77,7 @@ def writers_of(
         config=config,
         persona_name=persona.name,
         now=now,
+        erased=erased,
     )
     summary_jobs = SummaryJobs(
         db=db,
@@ -113,7 +115,7 @@ def layers_of(
 
     layers = build_layers(config, persona.static_dir, table, stores, now)
     if config.temporary.slots and leads_with_use(config.embedding):
-        layers.temporary.index.on_indexed = SaidSlots(db)
+        layers.temporary.index.on_indexed = SaidSlots(db, erased)
     return layers
 
 

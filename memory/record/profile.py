@@ -33,6 +33,8 @@ _COLUMNS = "id, scope, key, value, since, source, valid_until"
 VALUE_PREFIX = 100
 """The characters of a value the ``profile_value`` index holds: an entry stays small (PostgreSQL
 refuses a B-tree entry over about 2.7 kB, and a remembered value may be a long text)."""
+STATEMENTS = uuid.UUID("6f1d8a52-4b1e-4c0a-9a57-0d3c2e7b9f41")
+"""The namespace of the ids of facts a statement set (:func:`statement_fact_id`)."""
 SAME_MOMENT = 0.001
 """Seconds within which a fact's ``since`` is the moment of the statement that set it."""
 EXPORTED = tuple(_COLUMNS.split(", "))
@@ -70,6 +72,12 @@ def _fact(row: Sequence[object]) -> ProfileFact:
     )
 
 
+def statement_fact_id(interaction_id: str, key: str) -> str:
+    """The id of the fact an interaction's statement sets for ``key``: the same each time it is
+    derived (a re-import, a re-index), so a fact forgotten by its id is known when it comes again."""
+    return str(uuid.uuid5(STATEMENTS, f"{interaction_id}\x00{key}"))
+
+
 class ProfileTable:
     """Reads and writes of the ``profile`` table."""
 
@@ -86,6 +94,7 @@ class ProfileTable:
         since: datetime,
         source: str,
         newer_only: bool = False,
+        fact_id: str | None = None,
     ) -> ProfileFact:
         """Make ``value`` the current fact for ``key``; the previous current one becomes history.
 
@@ -94,7 +103,13 @@ class ProfileTable:
         Args:
             newer_only: keep the current fact when it was set after ``since`` (an older
                 statement imported late never overrides a newer one; returns the current one).
+            fact_id: the new fact's id (default: a new one); a fact of that id already here is
+                left as it is, current or history, and returned.
         """
+        if fact_id is not None:
+            known = conn.execute(f"SELECT {_COLUMNS} FROM profile WHERE id = ?", (fact_id,)).fetchone()
+            if known is not None:
+                return _fact(known)
         scope = scope_of(user_id)
         current = conn.execute(
             f"SELECT {_COLUMNS} FROM profile WHERE scope = ? AND key = ? AND valid_until IS NULL",
@@ -109,7 +124,7 @@ class ProfileTable:
             "WHERE scope = ? AND key = ? AND valid_until IS NULL",
             (since.timestamp(), scope, key),
         )
-        fact = ProfileFact(str(uuid.uuid4()), key, value, since, source, user_id)
+        fact = ProfileFact(fact_id or str(uuid.uuid4()), key, value, since, source, user_id)
         conn.execute(
             "INSERT INTO profile(id, scope, key, value, since, source) VALUES (?, ?, ?, ?, ?, ?)",
             (fact.id, scope, key, value, since.timestamp(), source),

@@ -10,8 +10,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory.domain.types import user_of
+from memory.domain.types import Interaction, scope_of, user_of
 from memory.errors import ImportFileError, InvalidInputError, MemoryEngineError
+from memory.record.tombstones import Tombstones
 
 REQUIRED = ("user_input", "response")
 _RECORD_NAMESPACE = uuid.UUID("0b6f4d0e-5f7c-4f55-9f5a-3a1f1c2c8e41")
@@ -63,6 +64,21 @@ def erased_users(argument: str, scopes: Iterable[str]) -> ImportFileError:
         f"users {names} were erased here (forget_user); nothing was imported. "
         "To bring them back on purpose, import with allow_erased=True (CLI: --allow-erased)",
     )
+
+
+def not_erased(
+    erased: Tombstones, interactions: list[Interaction], *, allow_erased: bool
+) -> list[Interaction]:
+    """The interactions not forgotten here (``forget`` of the id a timestamp gave them before).
+
+    Raises:
+        ImportFileError: some are of users erased here (``forget_user``), unless ``allow_erased``.
+    """
+    users = erased.erased({scope_of(i.user_id) for i in interactions})
+    if users and not allow_erased:
+        raise erased_users("records", users)
+    gone = erased.forgotten(i.id for i in interactions)
+    return [i for i in interactions if i.id not in gone]
 
 
 def check_file(path: Path) -> Path:

@@ -27,10 +27,10 @@ from memory.layers.temporary import TemporaryLayer
 from memory.record.db import Database
 from memory.record.entries import EntryTable
 from memory.record.journal import Journal
-from memory.record.profile import ProfileTable
+from memory.record.profile import ProfileTable, statement_fact_id
 from memory.record.tombstones import Tombstones
 from memory.summary.summarizer import Gate, Summarizer
-from memory.write.importer import ImportReport, describe_error, erased_users, record_fields, record_id
+from memory.write.importer import ImportReport, describe_error, not_erased, record_fields, record_id
 from memory.write.index_sync import IndexSync
 
 DELIBERATE_INDEX_SECONDS = 0.5
@@ -63,8 +63,10 @@ class Recorder:
         config: MemoryConfig,
         persona_name: str,
         now: Callable[[], datetime],
+        erased: Tombstones,
     ) -> None:
         self.db = db
+        self.erased = erased
         self.journal = journal
         self.active = active
         self.temporary = temporary
@@ -115,18 +117,24 @@ class Recorder:
         """
         entries = [self._entry_of(i) for i in interactions]
         tokens.prepare_rows(self.config.retrieval.keyword_tokenizer, ((e.note, e.content) for e in entries))
-        said = [(i, slot) for i in interactions if (slot := self._slot(i)) is not None]
+        said = self._not_forgotten([(i, slot) for i in interactions if (slot := self._slot(i)) is not None])
         with self.db.transaction() as conn:
             new = self.journal.append(conn, interactions)
             self.active.append(conn, entries)
-            for interaction, slot in said:
+            for interaction, slot, fact_id in said:
                 self.profile.put(
                     conn, interaction.user_id, slot, slots.value_of(interaction.user_input),
-                    since=interaction.timestamp, source=slots.SAID, newer_only=True,
+                    since=interaction.timestamp, source=slots.SAID, newer_only=True, fact_id=fact_id,
                 )  # fmt: skip
         self.sync.enricher.serving()
         self.sync.notify()
         return new
+
+    def _not_forgotten(self, said: list[tuple[Interaction, str]]) -> list[tuple[Interaction, str, str]]:
+        """The statements' facts, each with its id, but those forgotten here (a re-import)."""
+        ids = [(interaction, slot, statement_fact_id(interaction.id, slot)) for interaction, slot in said]
+        gone = self.erased.forgotten(fact_id for *_, fact_id in ids) if ids else set()
+        return [fact for fact in ids if fact[2] not in gone]
 
     def _slot(self, interaction: Interaction) -> str | None:
         return slots.slot_of(interaction.user_input) if self.config.temporary.slots else None
@@ -226,12 +234,11 @@ class Recorder:
         batch_size: int,
         skip_invalid: bool,
         progress: Callable[[int], object] | None,
-        erased: Tombstones | None = None,
         allow_erased: bool = False,
     ) -> ImportReport:
-        """Validate every record, then commit and index in batches (see ``import_interactions``).
-        With the record's ``erased`` tombstones: a record forgotten here is left out, and records
-        of users erased here are refused unless ``allow_erased``."""
+        """Validate every record, then commit and index in batches (see ``import_interactions``):
+        a record forgotten here is left out, records of users erased here are refused unless
+        ``allow_erased``."""
         self.db.check_writable()
         if isinstance(batch_size, bool) or not isinstance(batch_size, int):
             raise InputTypeError("batch_size", "an int", batch_size)
@@ -254,10 +261,9 @@ class Recorder:
                 f"{len(report.skipped)} bad record(s), nothing imported ({shown}); "
                 "fix them or pass skip_invalid=True",
             )
-        if erased is not None:
-            before = len(valid)
-            valid = _not_erased(erased, valid, allow_erased=allow_erased)
-            report.forgotten = before - len(valid)
+        before = len(valid)
+        valid = not_erased(self.erased, valid, allow_erased=allow_erased)
+        report.forgotten = before - len(valid)
         with self.sync.importing():
             for start in range(0, len(valid), batch_size):
                 batch = valid[start : start + batch_size]
@@ -269,21 +275,6 @@ class Recorder:
                     progress(len(batch))
         report.seconds = time.perf_counter() - started
         return report
-
-
-def _not_erased(
-    erased: Tombstones, interactions: list[Interaction], *, allow_erased: bool
-) -> list[Interaction]:
-    """The interactions not forgotten here (``forget`` of the id a timestamp gave them before).
-
-    Raises:
-        ImportFileError: some are of users erased here (``forget_user``), unless ``allow_erased``.
-    """
-    users = erased.erased({scope_of(i.user_id) for i in interactions})
-    if users and not allow_erased:
-        raise erased_users("records", users)
-    gone = erased.forgotten(i.id for i in interactions)
-    return [i for i in interactions if i.id not in gone]
 
 
 def _numbered(records: Iterable[Record] | Iterable[NumberedRecord]) -> Iterator[NumberedRecord]:

@@ -3,7 +3,8 @@ then, and the classifier reads both (:func:`memory.domain.slots.slots_with_vecto
 
 A write decides at once from the words; this second look comes when the interaction leaves the
 active window for the temporary layer and is embedded anyway (no extra model pass). It only adds
-what the first found nothing in, and never sets a value older than the slot's current one.
+what the first found nothing in, never sets a value older than the slot's current one, nor a
+fact forgotten here (a re-index, a restored export).
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from memory.domain.types import MemoryEntry
 from memory.index.vector import Vector
 from memory.record.db import Database
 from memory.record.entries import EntryTable
-from memory.record.profile import ProfileTable
+from memory.record.profile import ProfileTable, statement_fact_id
+from memory.record.tombstones import Tombstones
 
 
 class SaidSlots:
     """Called with each batch of interactions indexed and their vectors (USE first)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, erased: Tombstones) -> None:
         self.db = db
+        self.erased = erased
 
     def __call__(self, batch: Sequence[MemoryEntry], vectors: Sequence[Vector]) -> None:
         found = []
@@ -34,6 +37,8 @@ class SaidSlots:
             by_words, slot = slots.slots_with_vector(said, vector)
             if slot is not None and by_words is None:
                 found.append((entry, slot, said))
+        gone = self.erased.forgotten(statement_fact_id(entry.id, slot) for entry, slot, _ in found)
+        found = [(e, slot, said) for e, slot, said in found if statement_fact_id(e.id, slot) not in gone]
         if not found:
             return
         with self.db.transaction() as conn:
@@ -41,6 +46,6 @@ class SaidSlots:
             for entry, slot, said in found:
                 if entry.id in alive:
                     ProfileTable.put(
-                        conn, entry.user_id, slot, slots.value_of(said),
-                        since=entry.created_at, source=slots.SAID, newer_only=True,
+                        conn, entry.user_id, slot, slots.value_of(said), since=entry.created_at,
+                        source=slots.SAID, newer_only=True, fact_id=statement_fact_id(entry.id, slot),
                     )  # fmt: skip

@@ -96,3 +96,23 @@ def test_a_history_file_imported_again_does_not_bring_back_a_forgotten_record(
     assert (restored.imported, restored.forgotten) == (1, 1)  # what he forgot stays forgotten
     manager.close()
     assert _holding_marker(config) == []
+
+
+def test_a_fact_forgotten_by_its_id_is_not_set_again_by_its_statement_imported_again(
+    make_manager, config: MemoryConfig
+) -> None:
+    manager = make_manager(config)
+    history = [
+        {"user_input": "我住在北京朝阳区，离公司很近。", "response": "好的", "user_id": "bob",
+         "timestamp": "2026-10-01T09:00:00+00:00"},
+        {"user_input": f"我搬家了，现在住在苏州金鸡湖边{MARKER}小区", "response": "好呀", "user_id": "bob",
+         "timestamp": "2026-10-02T09:00:00+00:00"},
+    ]  # fmt: skip
+    manager.import_interactions(history)
+    moved = manager.profile("bob")["home"]
+    assert MARKER in moved.value
+    assert manager.forget(moved.id, user_id="bob")  # the fact only: what he said stays
+    assert "北京" in manager.profile("bob")["home"].value
+    again = manager.import_interactions(history)
+    assert (again.imported, again.already) == (0, 2)
+    assert "北京" in manager.profile("bob")["home"].value  # the statement does not set it again
