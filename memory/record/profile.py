@@ -163,15 +163,18 @@ class ProfileTable:
     @staticmethod
     def _erase_rows(conn: Connection, rows: Sequence[Sequence[object]]) -> int:
         """Delete facts; where one was current, the newest value left for its key is current
-        again (as if the erased value had never been set)."""
+        again (as if the erased values had never been set)."""
+        keys = set()
         for fact_id, scope, key, *_, valid_until in rows:
             conn.execute("DELETE FROM profile WHERE id = ?", (fact_id,))
             if valid_until is None:
-                conn.execute(
-                    "UPDATE profile SET valid_until = NULL WHERE seq = "
-                    "(SELECT MAX(seq) FROM profile WHERE scope = ? AND key = ?)",
-                    (scope, key),
-                )
+                keys.add((scope, key))
+        for scope, key in keys:  # once every row is gone: one of them may have been the value before
+            conn.execute(
+                "UPDATE profile SET valid_until = NULL WHERE seq = "
+                "(SELECT MAX(seq) FROM profile WHERE scope = ? AND key = ?)",
+                (scope, key),
+            )
         return len(rows)
 
     def scopes(self) -> list[str]:

@@ -357,3 +357,19 @@ def test_a_heavy_user_with_store_items_erased_leaves_no_byte_and_forget_leaves_n
     assert files_holding(folders, user.encode()) == []
     again = make_manager(config)
     assert again.as_store().get(("memories", "bob"), "m-dog") is not None
+
+
+async def test_forget_gives_back_the_value_before_when_the_model_drew_one_key_twice(
+    make_manager, config: MemoryConfig
+) -> None:
+    facts = f'{{"facts": [{{"key": "pet", "value": "猫"}}, {{"key": "pet", "value": "狗{MARKER}"}}]}}'
+    answers = ["记下了", "记下了", f"用户养了猫，后来又养了狗{MARKER}。", facts]
+    manager = make_manager(summary_model=FakeListChatModel(responses=answers))
+    manager.remember("仓鼠", user_id="alice", key="pet")
+    said, _ = fill(manager, [f"我家新来了一只狗，叫{MARKER}", "我最喜欢吃草莓蛋糕"], user_id="alice")
+    assert await manager.run_summary_now() == 1
+    assert MARKER in manager.profile("alice")["pet"].value
+    assert manager.forget(said, user_id="alice")
+    assert manager.profile("alice")["pet"].value == "仓鼠"  # not left with no current value
+    manager.close()
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
