@@ -202,5 +202,5 @@ def _wire(
         recorder=recorder,
         jobs=summary_jobs,
         scheduler=scheduler,
-        eraser=Eraser(db, table, layers.rag, sync, purge=keywords.purge, tombstones=erased),
+        eraser=Eraser(db, table, layers.rag, sync, keywords.purge, erased, config.active.capacity),
     )

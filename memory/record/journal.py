@@ -51,6 +51,21 @@ def _from_row(row: Sequence[object]) -> Interaction:
     )
 
 
+def readers(order: Sequence[str | None], window: int) -> set[str]:
+    """The summaries that read an interaction, from the ``summary_id`` of it and of every
+    interaction of its user recorded after it, in record order (``order[0]`` is its own): the
+    one that took it from the buffer, and each written while it was among the ``window`` newest
+    (a summary is shown the active window beside its buffer, and its buffer's newest interaction
+    is the newest recorded when it was written). An interaction erased since counts as never
+    recorded: one summary more may be counted, never one less."""
+    newest: dict[str, int] = {}
+    for place, summary_id in enumerate(order):
+        if summary_id is not None:
+            newest[summary_id] = place
+    own = {order[0]} if order and order[0] is not None else set()
+    return own | {summary_id for summary_id, place in newest.items() if place < window}
+
+
 def interaction_of(row: Mapping[str, object]) -> Interaction:
     """An interaction from its row in an export."""
     return _from_row(tuple(row.get(column) for column in _COLUMNS.split(", ")))
@@ -156,11 +171,16 @@ class Journal:
         rows = conn.execute(f"SELECT id FROM interactions WHERE id IN ({marks})", tuple(ids)).fetchall()
         return {str(i) for (i,) in rows}
 
-    def summary_of(self, interaction_id: str) -> str | None:
-        """The id of the summary that read an interaction (None: not summarised yet, or before
-        summaries were traced)."""
-        rows = self.db.query("SELECT summary_id FROM interactions WHERE id = ?", (interaction_id,))
-        return None if not rows or rows[0][0] is None else str(rows[0][0])
+    def read_by(self, interaction_id: str, window: int) -> set[str]:
+        """The summaries that read an interaction (:func:`readers`)."""
+        found = self.db.query("SELECT seq, scope FROM interactions WHERE id = ?", (interaction_id,))
+        if not found:
+            return set()
+        seq, scope = found[0]
+        rows = self.db.query(
+            "SELECT summary_id FROM interactions WHERE scope = ? AND seq >= ? ORDER BY seq", (scope, seq)
+        )
+        return readers([None if r[0] is None else str(r[0]) for r in rows], window)
 
     @staticmethod
     def rebuffer(conn: Connection, summary_id: str) -> int:

@@ -40,6 +40,7 @@ class Eraser:
 
     Args:
         purge: merges the keyword index after deletions (the record's keyword module's).
+        window: the active window's size (a summary is shown the window beside its buffer).
     """
 
     def __init__(
@@ -50,8 +51,10 @@ class Eraser:
         sync: IndexSync,
         purge: Callable[[Connection], None],
         tombstones: Tombstones,
+        window: int,
     ) -> None:
         self.tombstones = tombstones
+        self.window = window
         self.db = db
         self.table = table
         self.layers = layers
@@ -65,9 +68,9 @@ class Eraser:
 
         An interaction takes with it what was made of its words: the profile facts its statement
         set (:meth:`ProfileTable.erase_set_at`), the summary lines that quote it (a summary left
-        with no line goes whole) and the summary a model wrote of it, with the facts the model
-        drew from that summary's interactions (the others go back to the summary buffer: the
-        next summary job reads them again).
+        with no line goes whole) and every summary a model wrote that read it (of its buffer,
+        or shown it in the active window beside the buffer), with the facts the model drew (their
+        other interactions go back to the summary buffer: the next summary job reads them again).
 
         Raises:
             InvalidInputError: a persona (static) memory: it lives in the persona's files.
@@ -83,23 +86,22 @@ class Eraser:
             raise InvalidInputError("memory_id", "a persona memory: edit the persona's files instead")
         scope = scope_of(entry.user_id)
         said = Journal(self.db).by_ids([memory_id])
-        by_model = self._model_summary(memory_id)
+        by_model = {summary.id: summary for summary in self._model_summaries(memory_id)}
         rewritten = [
             (summary, text)
             for summary, text in (self._summaries_without(scope, said[0]) if said else [])
-            if by_model is None or summary.id != by_model.id
+            if summary.id not in by_model
         ]
-        emptied = [summary.id for summary, text in rewritten if not text]
-        emptied += [by_model.id] if by_model is not None else []
+        emptied = [summary.id for summary, text in rewritten if not text] + list(by_model)
         with self.db.transaction() as conn:
             EntryTable.erase_ids(conn, [memory_id, *emptied])
             Journal.erase_ids(conn, [memory_id])
             if said:
                 values = {value_of(said[0].user_input), value_of(said_in(entry.content))}
                 ProfileTable.erase_set_at(conn, scope, SAID, said[0].timestamp, values)
-            if by_model is not None:
-                Journal.rebuffer(conn, by_model.id)
-                ProfileTable.erase_set_at(conn, scope, MODEL, by_model.created_at)
+            for summary in by_model.values():  # its interactions are summarised again
+                Journal.rebuffer(conn, summary.id)
+                ProfileTable.erase_set_at(conn, scope, MODEL, summary.created_at)
             current = {summary.id: text for summary, text in rewritten if text}
             for summary_id, text in current.items():
                 self.table.set_content(conn, summary_id, text, None)
@@ -118,11 +120,11 @@ class Eraser:
         self.tombstones.finish(*digests)
         return True
 
-    def _model_summary(self, interaction_id: str) -> MemoryEntry | None:
-        """The summary a model wrote of an interaction, if it is still there."""
-        summary_id = Journal(self.db).summary_of(interaction_id)
-        found = self.table.by_ids(None, [summary_id]) if summary_id is not None else []
-        return found[0] if found and found[0].source == MODEL else None
+    def _model_summaries(self, interaction_id: str) -> list[MemoryEntry]:
+        """The summaries a model wrote that read an interaction (of its buffer, or shown it in
+        the active window beside the buffer: its words may be in them), those still there."""
+        read_by = Journal(self.db).read_by(interaction_id, self.window)
+        return [summary for summary in self.table.by_ids(None, sorted(read_by)) if summary.source == MODEL]
 
     def _forget_fact(self, fact_id: str, scope: str | None) -> bool:
         with self.db.transaction() as conn:
@@ -137,7 +139,7 @@ class Eraser:
         """Inside an import's transaction, erase what it restored of the memories and facts
         forgotten here (:func:`memory.write.forgotten.erase_restored`), the keyword index merged;
         returns the ids of the memories erased. The caller scrubs the file once committed."""
-        erased = erase_restored(conn, self.table, rows, forgotten)
+        erased = erase_restored(conn, self.table, rows, forgotten, self.window)
         self.purge(conn)
         return erased
 

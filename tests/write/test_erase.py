@@ -373,3 +373,21 @@ async def test_forget_gives_back_the_value_before_when_the_model_drew_one_key_tw
     assert manager.profile("alice")["pet"].value == "仓鼠"  # not left with no current value
     manager.close()
     assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []
+
+
+async def test_forget_takes_a_model_summary_that_was_shown_it_in_the_active_window(
+    make_manager, config: MemoryConfig
+) -> None:
+    answers = ["记下了", "记下了", "用户最爱草莓蛋糕。", '{"facts": []}']  # the first summary: A and B
+    answers += ["记下了", f"用户的暗号是{MARKER}，最近去爬了香山。", '{"facts": []}']  # A in the window
+    manager = make_manager(summary_model=FakeListChatModel(responses=answers))
+    secret, _ = fill(manager, [f"我的秘密暗号是{MARKER}，别告诉别人", "我最喜欢吃草莓蛋糕"], user_id="alice")
+    assert await manager.run_summary_now() == 1
+    fill(manager, ["I went hiking at Fragrant Hills"], user_id="alice")
+    assert await manager.run_summary_now() == 1
+    assert any(MARKER in s.content for s in manager.inspector.entries(Layer.SUMMARY, "alice"))
+    assert manager.forget(secret, user_id="alice")
+    assert manager.inspector.entries(Layer.SUMMARY, "alice") == []
+    assert manager.debug_state()["buffer_count"] == 2  # the other two are summarised again
+    manager.close()
+    assert files_holding([Path(config.data_dir), Path(config.archive_dir)], MARKER.encode()) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from helpers.store import files_holding, fill
 from memory import Layer, MemoryConfig, MemoryManager
@@ -116,3 +117,24 @@ def test_a_fact_forgotten_by_its_id_is_not_set_again_by_its_statement_imported_a
     again = manager.import_interactions(history)
     assert (again.imported, again.already) == (0, 2)
     assert "北京" in manager.profile("bob")["home"].value  # the statement does not set it again
+
+
+async def test_an_import_takes_a_model_summary_that_was_shown_a_forgotten_interaction(
+    make_manager, config: MemoryConfig, tmp_path: Path
+) -> None:
+    answers = ["记下了", "记下了", "用户最爱草莓蛋糕。", '{"facts": []}']
+    answers += ["记下了", f"用户的暗号是{MARKER}，最近去爬了香山。", '{"facts": []}']  # A in the window
+    manager = make_manager(summary_model=FakeListChatModel(responses=answers))
+    secret, _ = fill(manager, [f"我的秘密暗号是{MARKER}，别告诉别人", "我最喜欢吃草莓蛋糕"], user_id="alice")
+    await manager.run_summary_now()
+    fill(manager, ["I went hiking at Fragrant Hills"], user_id="alice")
+    await manager.run_summary_now()
+    path = tmp_path / "alice.jsonl"
+    manager.export_memories(path, user_id="alice")
+    assert manager.forget(secret, user_id="alice")
+    manager.forget_user("alice")
+    manager.import_memories(path, allow_erased=True)
+    assert manager.inspector.entries(Layer.SUMMARY, "alice") == []
+    assert manager.debug_state()["buffer_count"] == 2  # the other two are summarised again
+    manager.close()
+    assert _holding_marker(config) == []
