@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,18 @@ async def test_an_import_takes_a_model_summary_that_was_shown_a_forgotten_intera
     assert manager.debug_state()["buffer_count"] == 2  # the other two are summarised again
     manager.close()
     assert _holding_marker(config) == []
+
+
+@pytest.mark.parametrize("kind", ["interaction", "memory"])
+def test_an_export_row_without_its_id_is_refused_whole(make_manager, tmp_path: Path, kind: str) -> None:
+    manager = make_manager()
+    fill(manager, ["我最喜欢吃草莓蛋糕"], user_id="bob")
+    path = tmp_path / "bob.jsonl"
+    manager.export_memories(path, user_id="bob")
+    manager.forget_user("bob")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    edited = [{k: v for k, v in row.items() if not (row.get("type") == kind and k == "id")} for row in rows]
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in edited), encoding="utf-8")
+    with pytest.raises(ImportFileError, match="nothing was imported"):
+        manager.import_memories(path, allow_erased=True)
+    assert manager.debug_state()["users_count"] == 0
