@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -161,11 +162,12 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
     when a user of the file already has memory here, or was erased here (unless
     ``allow_erased``: an export made before an erase is a copy the erase could not reach).
     What was forgotten here one by one (``forget``) stays forgotten: the same transaction erases
-    it again, with what was made of it.
+    it again, with what was made of it. A user erased while the file is read is refused too.
 
     Raises:
         ImportFileError: not an export, a malformed line, or a user already present or erased.
     """
+    started = time.time()
     rows = _read(path)
     scopes = sorted({row["scope"] for kind in KINDS for row in rows[kind]})
     present = set(_scopes(engine)) & set(scopes)
@@ -173,22 +175,27 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
         raise ImportFileError(
             "file", f"users {_names(present)} already have memories here; import into an empty folder"
         )
-    erased = engine.eraser.tombstones.erased(scopes)
-    if erased and not allow_erased:
-        raise erased_users("file", erased)
     memories = rows["memory"]
-    forgotten = engine.eraser.tombstones.forgotten(
-        {str(row["id"]) for kind in ("interaction", "memory", "profile") for row in rows[kind] if "id" in row}
-    )
+    ids = {
+        str(row["id"]) for kind in ("interaction", "memory", "profile") for row in rows[kind] if "id" in row
+    }
     texts = [(r.get("note"), str(r.get("content"))) for r in memories]
     tokens.prepare_rows(engine.config.retrieval.keyword_tokenizer, texts)
+    tombstones = engine.eraser.tombstones
+    erased = tombstones.erased(scopes)
+    if erased and not allow_erased:
+        raise erased_users("file", erased)
     try:
-        with engine.db.transaction() as conn:
+        with engine.db.transaction() as conn:  # asked again inside it: an erase comes first or waits
+            again = {s for s, at in tombstones.erased(scopes, conn).items() if at >= started}
+            if again:
+                raise erased_users("file", again)
+            forgotten = tombstones.forgotten(ids, conn)
             engine.journal.restore(conn, rows["interaction"])
             engine.entries.restore(conn, memories)
             engine.profile.restore(conn, rows["profile"])
             engine.db.insert_rows(conn, "clock", CLOCK_COLUMNS, rows["clock"])
-            erased = engine.eraser.erase_restored(conn, rows, forgotten) if forgotten else set()
+            gone = engine.eraser.erase_restored(conn, rows, forgotten) if forgotten else set()
     except MemoryEngineError:
         raise
     except Exception as exc:  # a missing column, a wrong type, a duplicate id: the database says
@@ -196,4 +203,4 @@ def import_export(engine: Engine, path: Path, *, allow_erased: bool = False) -> 
     if forgotten:
         engine.db.scrub()
     engine.sync.notify()
-    return len(memories) - len(erased)
+    return len(memories) - len(gone)

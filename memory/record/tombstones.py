@@ -20,6 +20,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 from datetime import datetime
+from typing import cast
 
 from memory.record.db import Connection, Database, write_meta
 from memory.record.migrations import Migrations, version_by_columns
@@ -113,20 +114,24 @@ class Tombstones:
         """Digests of erases a crash cut short."""
         return {str(r[0]) for r in self.db.query("SELECT digest FROM tombstones WHERE done = 0")}
 
-    def erased(self, scopes: Iterable[str]) -> set[str]:
-        """The scopes among ``scopes`` that were erased here (a tombstone, done or not)."""
-        return self._written({self.digest(scope): scope for scope in scopes})
+    def erased(self, scopes: Iterable[str], conn: Connection | None = None) -> dict[str, float]:
+        """The scopes among ``scopes`` that were erased here (a tombstone, done or not), each with
+        when it was last erased (epoch seconds); asked inside a write transaction when given
+        ``conn``, so no erase can land between the answer and that transaction's writes."""
+        return self._written({self.digest(scope): scope for scope in scopes}, conn)
 
-    def forgotten(self, ids: Iterable[str]) -> set[str]:
-        """The memories and facts among ``ids`` that were erased here one by one (done or not)."""
-        return self._written({self.memory_digest(memory_id): memory_id for memory_id in ids})
+    def forgotten(self, ids: Iterable[str], conn: Connection | None = None) -> set[str]:
+        """The memories and facts among ``ids`` that were erased here one by one (done or not);
+        ``conn`` as in :meth:`erased`."""
+        return set(self._written({self.memory_digest(memory_id): memory_id for memory_id in ids}, conn))
 
-    def _written(self, by_digest: dict[str, str]) -> set[str]:
-        """The values of ``by_digest`` whose digest has a tombstone (asked 500 at a time)."""
-        digests, found = list(by_digest), set()
+    def _written(self, by_digest: dict[str, str], conn: Connection | None) -> dict[str, float]:
+        """The values of ``by_digest`` whose digest has a tombstone, with its time (asked 500 at
+        a time)."""
+        digests, found = list(by_digest), dict[str, float]()
         for start in range(0, len(digests), 500):
             chunk = tuple(digests[start : start + 500])
-            marks = ",".join("?" * len(chunk))
-            rows = self.db.query(f"SELECT digest FROM tombstones WHERE digest IN ({marks})", chunk)
-            found |= {by_digest[str(row[0])] for row in rows}
+            sql = f"SELECT digest, erased_at FROM tombstones WHERE digest IN ({','.join('?' * len(chunk))})"
+            rows = self.db.query(sql, chunk) if conn is None else conn.execute(sql, chunk).fetchall()
+            found |= {by_digest[digest]: float(at) for digest, at in cast(list[tuple[str, float]], rows)}
         return found

@@ -117,9 +117,11 @@ class SummaryJobs:
         the buffer, put the facts; nothing when one of ``read`` was erased meanwhile (its words
         may be in the summary: the others stay buffered for the next run)."""
         text, method = summary
+        # what it read is in its id: one written again once a read interaction was erased
+        # (the others buffered again) never takes the erased one's id
         covered = ",".join(i.id for i in buffered)
         entry = MemoryEntry(
-            id=str(uuid.uuid5(_SUMMARY_NAMESPACE, f"{scope}|{covered}")),
+            id=str(uuid.uuid5(_SUMMARY_NAMESPACE, f"{scope}|{covered}|{','.join(sorted(read))}")),
             layer=Layer.SUMMARY,
             content=text,
             created_at=self.now(),

@@ -33,6 +33,8 @@ from memory.write.forgotten import Rows, erase_restored
 from memory.write.index_sync import IndexSync
 
 logger = logging.getLogger(__name__)
+WIDEST_WINDOW = "widest_active_window"
+"""The ``meta`` row of :meth:`Eraser._widest`."""
 
 
 class Eraser:
@@ -40,7 +42,7 @@ class Eraser:
 
     Args:
         purge: merges the keyword index after deletions (the record's keyword module's).
-        window: the active window's size (a summary is shown the window beside its buffer).
+        window: the active window's size now (a summary is shown the window beside its buffer).
     """
 
     def __init__(
@@ -54,12 +56,20 @@ class Eraser:
         window: int,
     ) -> None:
         self.tombstones = tombstones
-        self.window = window
         self.db = db
+        self.window = self._widest(window)
         self.table = table
         self.layers = layers
         self.sync = sync
         self.purge = purge
+
+    def _widest(self, window: int) -> int:
+        """The widest active window this record was opened with (a summary written then was
+        shown that many), ``window`` included; records older than this rule know only today's."""
+        kept = int(self.db.get_meta(WIDEST_WINDOW) or 0)
+        if window > kept and not self.db.read_only:
+            self.db.set_meta(WIDEST_WINDOW, str(window))
+        return max(window, kept)
 
     def forget(self, memory_id: str, user_id: str | None, *, any_user: bool) -> bool:
         """Erase one memory (and the recorded interaction of the same id), or one profile fact

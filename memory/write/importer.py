@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 from memory.domain.types import Interaction, scope_of, user_of
 from memory.errors import ImportFileError, InvalidInputError, MemoryEngineError
+from memory.record.db import Connection
 from memory.record.tombstones import Tombstones
 
 REQUIRED = ("user_input", "response")
@@ -45,8 +47,8 @@ class ImportReport:
     already: int = 0
     """Records already there (the same record imported before): left as they were."""
     forgotten: int = 0
-    """Records forgotten here (``forget`` of the id an earlier import gave them): not recorded
-    again."""
+    """Records forgotten here (``forget`` of the id an earlier import gave them), or of users
+    erased while the import ran: not recorded."""
     skipped: list[tuple[int, str]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -66,19 +68,34 @@ def erased_users(argument: str, scopes: Iterable[str]) -> ImportFileError:
     )
 
 
-def not_erased(
-    erased: Tombstones, interactions: list[Interaction], *, allow_erased: bool
-) -> list[Interaction]:
-    """The interactions not forgotten here (``forget`` of the id a timestamp gave them before).
+class Admission:
+    """Which imported interactions may be recorded: asked inside each batch's write transaction,
+    so an erase that lands while an import runs is never undone by a later batch.
 
-    Raises:
-        ImportFileError: some are of users erased here (``forget_user``), unless ``allow_erased``.
+    Records forgotten here (``forget`` of the id an earlier import gave them) are left out and
+    counted, and so are those of users erased after the import began.
     """
-    users = erased.erased({scope_of(i.user_id) for i in interactions})
-    if users and not allow_erased:
-        raise erased_users("records", users)
-    gone = erased.forgotten(i.id for i in interactions)
-    return [i for i in interactions if i.id not in gone]
+
+    def __init__(self, erased: Tombstones, interactions: list[Interaction], *, allow_erased: bool) -> None:
+        """
+        Raises:
+            ImportFileError: some are of users erased here (``forget_user``), unless ``allow_erased``.
+        """
+        self.started = time.time()
+        self.erased = erased
+        users = erased.erased({scope_of(i.user_id) for i in interactions})
+        if users and not allow_erased:
+            raise erased_users("records", users)
+        self.left_out = 0
+
+    def __call__(self, conn: Connection, interactions: Sequence[Interaction]) -> list[Interaction]:
+        """The interactions of a batch that may be recorded, asked through ``conn``."""
+        erased = self.erased.erased({scope_of(i.user_id) for i in interactions}, conn)
+        users = {scope for scope, at in erased.items() if at >= self.started}
+        gone = self.erased.forgotten((i.id for i in interactions), conn)
+        kept = [i for i in interactions if i.id not in gone and scope_of(i.user_id) not in users]
+        self.left_out += len(interactions) - len(kept)
+        return kept
 
 
 def check_file(path: Path) -> Path:

@@ -24,13 +24,13 @@ from memory.domain.validation import check_key, check_timestamp, check_user_id, 
 from memory.errors import ImportFileError, InputTypeError, InvalidInputError, MemoryEngineError
 from memory.layers.active import ActiveLayer
 from memory.layers.temporary import TemporaryLayer
-from memory.record.db import Database
+from memory.record.db import Connection, Database
 from memory.record.entries import EntryTable
 from memory.record.journal import Journal
 from memory.record.profile import ProfileTable, statement_fact_id
 from memory.record.tombstones import Tombstones
 from memory.summary.summarizer import Gate, Summarizer
-from memory.write.importer import ImportReport, describe_error, not_erased, record_fields, record_id
+from memory.write.importer import Admission, ImportReport, describe_error, record_fields, record_id
 from memory.write.index_sync import IndexSync
 
 DELIBERATE_INDEX_SECONDS = 0.5
@@ -44,6 +44,9 @@ STORED = "store"
 
 Record = Mapping[str, Any]
 NumberedRecord = tuple[int, Record | str]
+
+Admit = Callable[[Connection, Sequence[Interaction]], Sequence[Interaction]]
+"""Which of a batch may be recorded, asked inside its write transaction."""
 
 
 class Recorder:
@@ -109,19 +112,26 @@ class Recorder:
             user_id=check_user_id(user_id),
         )
 
-    def commit(self, interactions: Sequence[Interaction]) -> int:
-        """Journal and append to active (overflowing to temporary) in one transaction.
+    def commit(self, interactions: Sequence[Interaction], admit: Admit | None = None) -> int:
+        """Journal and append to active (overflowing to temporary) in one transaction; with
+        ``admit``, only the interactions it keeps, asked inside that transaction.
 
         Returns:
             How many interactions were new (an id already recorded is left as it is).
         """
-        entries = [self._entry_of(i) for i in interactions]
-        tokens.prepare_rows(self.config.retrieval.keyword_tokenizer, ((e.note, e.content) for e in entries))
-        said = self._not_forgotten([(i, slot) for i in interactions if (slot := self._slot(i)) is not None])
+        entries = {i.id: self._entry_of(i) for i in interactions}
+        tokens.prepare_rows(
+            self.config.retrieval.keyword_tokenizer, ((e.note, e.content) for e in entries.values())
+        )
+        said = [(i, slot) for i in interactions if (slot := self._slot(i)) is not None]
         with self.db.transaction() as conn:
+            if admit is not None:
+                interactions = admit(conn, interactions)
+                kept = {i.id for i in interactions}
+                said = [(i, slot) for i, slot in said if i.id in kept]
             new = self.journal.append(conn, interactions)
-            self.active.append(conn, entries)
-            for interaction, slot, fact_id in said:
+            self.active.append(conn, [entries[i.id] for i in interactions])
+            for interaction, slot, fact_id in self._not_forgotten(conn, said):
                 self.profile.put(
                     conn, interaction.user_id, slot, slots.value_of(interaction.user_input),
                     since=interaction.timestamp, source=slots.SAID, newer_only=True, fact_id=fact_id,
@@ -130,10 +140,12 @@ class Recorder:
         self.sync.notify()
         return new
 
-    def _not_forgotten(self, said: list[tuple[Interaction, str]]) -> list[tuple[Interaction, str, str]]:
+    def _not_forgotten(
+        self, conn: Connection, said: list[tuple[Interaction, str]]
+    ) -> list[tuple[Interaction, str, str]]:
         """The statements' facts, each with its id, but those forgotten here (a re-import)."""
         ids = [(interaction, slot, statement_fact_id(interaction.id, slot)) for interaction, slot in said]
-        gone = self.erased.forgotten(fact_id for *_, fact_id in ids) if ids else set()
+        gone = self.erased.forgotten((fact_id for *_, fact_id in ids), conn) if ids else set()
         return [fact for fact in ids if fact[2] not in gone]
 
     def _slot(self, interaction: Interaction) -> str | None:
@@ -261,18 +273,18 @@ class Recorder:
                 f"{len(report.skipped)} bad record(s), nothing imported ({shown}); "
                 "fix them or pass skip_invalid=True",
             )
-        before = len(valid)
-        valid = not_erased(self.erased, valid, allow_erased=allow_erased)
-        report.forgotten = before - len(valid)
+        admit = Admission(self.erased, valid, allow_erased=allow_erased)
         with self.sync.importing():
             for start in range(0, len(valid), batch_size):
                 batch = valid[start : start + batch_size]
-                new = self.commit(batch)
+                left_out = admit.left_out
+                new = self.commit(batch, admit)
                 self.sync.flush()
                 report.imported += new
-                report.already += len(batch) - new
+                report.already += len(batch) - new - (admit.left_out - left_out)
                 if progress is not None:
                     progress(len(batch))
+        report.forgotten = admit.left_out
         report.seconds = time.perf_counter() - started
         return report
 

@@ -37,14 +37,13 @@ class SaidSlots:
             by_words, slot = slots.slots_with_vector(said, vector)
             if slot is not None and by_words is None:
                 found.append((entry, slot, said))
-        gone = self.erased.forgotten(statement_fact_id(entry.id, slot) for entry, slot, _ in found)
-        found = [(e, slot, said) for e, slot, said in found if statement_fact_id(e.id, slot) not in gone]
         if not found:
             return
-        with self.db.transaction() as conn:
-            alive = EntryTable.existing(conn, [entry.id for entry, _, _ in found])  # an erase came first
+        with self.db.transaction() as conn:  # asked inside it: an erase comes first or waits
+            alive = EntryTable.existing(conn, [entry.id for entry, _, _ in found])
+            gone = self.erased.forgotten((statement_fact_id(e.id, slot) for e, slot, _ in found), conn)
             for entry, slot, said in found:
-                if entry.id in alive:
+                if entry.id in alive and statement_fact_id(entry.id, slot) not in gone:
                     ProfileTable.put(
                         conn, entry.user_id, slot, slots.value_of(said), since=entry.created_at,
                         source=slots.SAID, newer_only=True, fact_id=statement_fact_id(entry.id, slot),

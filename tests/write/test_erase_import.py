@@ -10,6 +10,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from helpers.store import files_holding, fill
 from memory import Layer, MemoryConfig, MemoryManager
+from memory.domain import tokens
 from memory.errors import ImportFileError
 
 MARKER = "qxjvmarker"
@@ -154,3 +155,104 @@ def test_an_export_row_without_its_id_is_refused_whole(make_manager, tmp_path: P
     with pytest.raises(ImportFileError, match="nothing was imported"):
         manager.import_memories(path, allow_erased=True)
     assert manager.debug_state()["users_count"] == 0
+
+
+def _history(user_id: str) -> list[dict[str, str]]:
+    said = ["我最喜欢吃草莓蛋糕", f"我的秘密暗号是{MARKER}，别告诉别人", "I went hiking at Fragrant Hills"]
+    return [
+        {
+            "user_input": text,
+            "response": "好的",
+            "user_id": user_id,
+            "timestamp": f"2026-10-0{n}T09:00:00+00:00",
+        }
+        for n, text in enumerate(said, start=1)
+    ]
+
+
+@pytest.mark.parametrize("erased_before", [False, True])
+def test_an_erase_while_a_history_import_runs_is_not_undone_by_its_later_batches(
+    make_manager, config: MemoryConfig, erased_before: bool
+) -> None:
+    manager = make_manager(config)
+    if erased_before:  # brought back on purpose, then erased again while the import runs
+        fill(manager, ["你好"], user_id="bob")
+        manager.forget_user("bob")
+    erases = iter([lambda: manager.forget_user("bob")])
+    report = manager.import_interactions(
+        _history("bob"),
+        batch_size=1,
+        allow_erased=erased_before,
+        progress=lambda _: next(erases, lambda: 0)(),
+    )
+    assert (report.imported, report.forgotten) == (1, 2)
+    assert manager.debug_state()["users_count"] == 0
+    manager.close()
+    assert _holding_marker(config) == []
+
+
+def test_an_erase_between_reading_an_export_and_restoring_it_refuses_the_file(
+    make_manager, config: MemoryConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager = make_manager(config)
+    path = tmp_path / "bob.jsonl"
+    manager.import_interactions(_history("bob"))
+    manager.export_memories(path, user_id="bob")
+    manager.forget_user("bob")
+    prepare = tokens.prepare_rows
+
+    def erase_meanwhile(*args: object) -> None:  # the file is read, its transaction not begun
+        manager.forget_user("bob")
+        prepare(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tokens, "prepare_rows", erase_meanwhile)
+    with pytest.raises(ImportFileError, match="'bob' were erased here"):
+        manager.import_memories(path, allow_erased=True)  # allowed for the erase before, not this one
+    monkeypatch.undo()
+    assert manager.debug_state()["users_count"] == 0
+    manager.close()
+    assert _holding_marker(config) == []
+
+
+async def test_a_summary_written_again_after_an_erase_is_restored_from_its_export(
+    make_manager, config: MemoryConfig, tmp_path: Path
+) -> None:
+    answers = ["记下了", f"用户的暗号是{MARKER}。", '{"facts": []}']
+    answers += ["记下了", f"用户的暗号是{MARKER}，最近去爬了香山。", '{"facts": []}']  # the secret in the window
+    answers += ["用户最近去爬了香山。", '{"facts": []}']  # the same buffer again, without the secret
+    manager = make_manager(config, summary_model=FakeListChatModel(responses=answers))
+    (secret,) = fill(manager, [f"我的秘密暗号是{MARKER}，别告诉别人"], user_id="alice")
+    await manager.run_summary_now()
+    fill(manager, ["I went hiking at Fragrant Hills"], user_id="alice")
+    await manager.run_summary_now()
+    assert manager.forget(secret, user_id="alice")
+    await manager.run_summary_now()
+    (summary,) = manager.inspector.entries(Layer.SUMMARY, "alice")
+    assert summary.content == "用户最近去爬了香山。"
+    path = tmp_path / "alice.jsonl"
+    manager.export_memories(path, user_id="alice")
+    manager.forget_user("alice")
+    manager.import_memories(path, allow_erased=True)
+    assert [e.content for e in manager.inspector.entries(Layer.SUMMARY, "alice")] == [summary.content]
+    manager.close()
+    assert _holding_marker(config) == []
+
+
+async def test_forget_takes_a_summary_shown_the_interaction_in_a_wider_window_than_today(
+    make_manager, config: MemoryConfig
+) -> None:
+    answers = ["记下了", f"用户的暗号是{MARKER}。", '{"facts": []}', "记下了", "记下了"]
+    answers += [f"用户的暗号是{MARKER}，爱吃草莓蛋糕，去爬了香山。", '{"facts": []}']
+    config.active.capacity = 3
+    manager = make_manager(config, summary_model=FakeListChatModel(responses=answers))
+    (secret,) = fill(manager, [f"我的秘密暗号是{MARKER}，别告诉别人"], user_id="alice")
+    await manager.run_summary_now()
+    fill(manager, ["I went hiking at Fragrant Hills", "我最喜欢吃草莓蛋糕"], user_id="alice")
+    await manager.run_summary_now()  # shown the secret, the third newest
+    manager.close()
+    config.active.capacity = 1
+    manager = make_manager(config)
+    assert manager.forget(secret, user_id="alice")
+    assert manager.inspector.entries(Layer.SUMMARY, "alice") == []
+    manager.close()
+    assert _holding_marker(config) == []
