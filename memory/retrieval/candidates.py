@@ -52,14 +52,22 @@ def _revived(memory: RetrievedMemory) -> RetrievedMemory:
 def _dated(memories: list[RetrievedMemory], window: Window) -> list[RetrievedMemory]:
     """A user's memories made in the window the query names, raised above every other time,
     with those told at another time that name a time themselves ("we went to Kyoto in April",
-    said in March) and match the query better than all of them."""
+    said in March) and match the query better than all of them: a higher score, or a better
+    place in the dense or keyword ranking (the window's own ranking lifts the score of every
+    memory made then, so a month of small talk outscores what matches the words best)."""
     deep = [m for m in memories if m.entry.layer in DEEP_LAYERS]
     inside = {m.entry.id for m in deep if window.holds(m.entry.created_at)}
     best = max((m.score for m in deep if m.entry.id in inside), default=math.inf)
-    better = (m for m in deep if m.score > best)
+    best_place = min((_place(m) for m in deep if m.entry.id in inside), default=0)
+    better = (m for m in deep if m.score > best or _place(m) < best_place)
     raised = inside | {m.entry.id for m in better if window_of(said_in(m.entry.content), m.entry.created_at)}
     dated = [replace(m, score=m.score + IN_WINDOW) if m.entry.id in raised else m for m in memories]
     return sorted(dated, key=lambda m: -m.score)
+
+
+def _place(memory: RetrievedMemory) -> float:
+    """A memory's best place in the dense and keyword rankings (infinite: in neither)."""
+    return min((r for r in (memory.dense_rank, memory.keyword_rank) if r is not None), default=math.inf)
 
 
 def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:

@@ -101,3 +101,23 @@ def test_a_time_told_at_another_time_is_found_by_the_time_it_names(make_manager,
     assert first and "Kyoto" in first[0].entry.content
     shown = manager.retrieve_memories("四月份我去海边了吗？", top_k=5).memories
     assert all("厦门" not in m.entry.content for m in shown[:1])  # names no time: April's come first
+
+
+def test_a_time_told_at_another_time_outranks_a_window_lifted_only_by_its_own_ranking() -> None:
+    """A month of small talk made in the window scores higher than the one memory that matches
+    the question's words best (the window's ranking lifts each memory made then, and small talk
+    a chat keeps recalling stays significant): the statement that names the time still comes."""
+    from memory.domain.types import Layer, MemoryEntry, RetrievedMemory
+    from memory.retrieval.candidates import _dated
+
+    def memory(text: str, day: str, score: float, dense: int, keyword: int | None) -> RetrievedMemory:
+        made = datetime.fromisoformat(day).replace(tzinfo=UTC)
+        entry = MemoryEntry(id=text, layer=Layer.TEMPORARY, content=f"用户：{text}", created_at=made)
+        return RetrievedMemory(entry, score, 0.3, 1.0, dense_rank=dense, keyword_rank=keyword)
+
+    told = memory("Last February we went up to Sapporo for the snow festival.", "2026-03-04", 0.029, 1, 1)
+    chat = [memory(f"今天去博物馆看了展览，第{i}次", f"2026-02-{1 + i:02d}", 0.030 - i / 1000, 4 + i, None)
+            for i in range(20)]  # fmt: skip
+    ranked = _dated([told, *chat], _days("2026-02-01", "2026-03-01"))
+    assert told.entry.id in [m.entry.id for m in ranked[:2]]
+    assert ranked[0].score > 1.0 and ranked[1].score > 1.0

@@ -218,7 +218,7 @@ async def test_a_summary_written_again_after_an_erase_is_restored_from_its_expor
     make_manager, config: MemoryConfig, tmp_path: Path
 ) -> None:
     answers = ["记下了", f"用户的暗号是{MARKER}。", '{"facts": []}']
-    answers += ["记下了", f"用户的暗号是{MARKER}，最近去爬了香山。", '{"facts": []}']  # the secret in the window
+    answers += ["记下了", f"用户的暗号是{MARKER}，最近去爬了香山。", '{"facts": []}']  # secret in the window
     answers += ["用户最近去爬了香山。", '{"facts": []}']  # the same buffer again, without the secret
     manager = make_manager(config, summary_model=FakeListChatModel(responses=answers))
     (secret,) = fill(manager, [f"我的秘密暗号是{MARKER}，别告诉别人"], user_id="alice")
