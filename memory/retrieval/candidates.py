@@ -31,11 +31,9 @@ from memory.retrieval import ranking
 from memory.retrieval.relevance import Bar
 
 IN_WINDOW = 1.0
-"""Added to the score of a memory made in the time the query names (fused scores are below 0.1):
-it ranks above every other (see :func:`_dated`); among themselves, by relevance."""
+"""Added to the score of a memory of the time the query names (fused scores are below 0.1)."""
 KeywordHits = dict[Layer, tuple[list[tuple[str, float]], Fetched]]
-"""Each layer's keyword ranking of one query (``(entry id, bm25 score)``, best first) and its
-hits read with their vectors (the query's vector is not needed for either)."""
+"""Per layer: a query's keyword ranking (``(entry id, bm25 score)``, best first), its hits read."""
 NOTHING = Fetched([], {}, set())
 DEEP_LAYERS = DECAYING_LAYERS
 """The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
@@ -52,22 +50,16 @@ def _revived(memory: RetrievedMemory) -> RetrievedMemory:
 def _dated(memories: list[RetrievedMemory], window: Window) -> list[RetrievedMemory]:
     """A user's memories made in the window the query names, raised above every other time,
     with those told at another time that name a time themselves ("we went to Kyoto in April",
-    said in March) and match the query better than all of them: a higher score, or a better
-    place in the dense or keyword ranking (the window's own ranking lifts the score of every
-    memory made then, so a month of small talk outscores what matches the words best)."""
+    said in March) and match the query better than all of them: by score, or by place in the
+    dense or keyword ranking (the window's ranking lifts the score of all made then)."""
     deep = [m for m in memories if m.entry.layer in DEEP_LAYERS]
     inside = {m.entry.id for m in deep if window.holds(m.entry.created_at)}
     best = max((m.score for m in deep if m.entry.id in inside), default=math.inf)
-    best_place = min((_place(m) for m in deep if m.entry.id in inside), default=0)
-    better = (m for m in deep if m.score > best or _place(m) < best_place)
+    best_place = min((ranking.place(m) for m in deep if m.entry.id in inside), default=0)
+    better = (m for m in deep if m.score > best or ranking.place(m) < best_place)
     raised = inside | {m.entry.id for m in better if window_of(said_in(m.entry.content), m.entry.created_at)}
     dated = [replace(m, score=m.score + IN_WINDOW) if m.entry.id in raised else m for m in memories]
     return sorted(dated, key=lambda m: -m.score)
-
-
-def _place(memory: RetrievedMemory) -> float:
-    """A memory's best place in the dense and keyword rankings (infinite: in neither)."""
-    return min((r for r in (memory.dense_rank, memory.keyword_rank) if r is not None), default=math.inf)
 
 
 def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:

@@ -267,3 +267,8 @@ def near_misses(
     if mode == RetrievalMode.WEIGHTED:
         left = [replace(m, score=m.similarity * float(weights.get(m.entry.layer.value, 0.0))) for m in left]
     return sorted(left, key=lambda m: m.score, reverse=True)[:count]
+
+
+def place(memory: RetrievedMemory) -> float:
+    """A memory's best place in the dense and keyword rankings (infinite: in neither)."""
+    return min((r for r in (memory.dense_rank, memory.keyword_rank) if r is not None), default=math.inf)
