@@ -167,6 +167,8 @@ HEAVY = {
     "langchain_huggingface": "index.embeddings",
     "sentence_transformers": "index.embeddings",
     "torch": "index.embeddings",
+    "onnx": "index.e5_graph",
+    "onnxruntime": "index.e5_model",
 }
 
 

