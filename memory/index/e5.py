@@ -89,6 +89,20 @@ class BlendedEmbeddings(Embeddings):
         """Whether a model is in memory (both load at the first text embedded)."""
         return self._pool is not None or self._use.loaded
 
+    def _load_e5_soon(self) -> None:
+        """Load E5 on a thread of its own while USE loads or runs: a first query waits for the
+        slower of the two, not for both."""
+        if self._pool is not None or self._pool_lock.locked():
+            return
+
+        def load() -> None:
+            try:
+                self._e5  # noqa: B018 (the property loads the pool)
+            except Exception as exc:  # the request that needs E5 loads it again and reports it
+                logger.debug("E5 did not load: %s", exc)
+
+        threading.Thread(target=load, name="persona-memory-e5-load", daemon=True).start()
+
     @property
     def _e5(self) -> EnginePool:
         if self._pool is None:
@@ -136,6 +150,7 @@ class BlendedEmbeddings(Embeddings):
         """Embed many texts (E5 reads them as passages)."""
         if not texts:
             return []
+        self._load_e5_soon()
         use = self._use.embed_documents(texts)
         return self._blend(use, self._passages(texts, background=False), self._passage_means, texts)
 
@@ -170,8 +185,9 @@ class BlendedEmbeddings(Embeddings):
         """Embed the texts of one query (a dialogue's turns) in one call, as queries."""
         if not texts:
             return []
+        self._load_e5_soon()
         use = self._use.embed_documents(texts)
         # a dialogue's newest words are at its end
-        fitted = [self._e5.fit(text[-E5_MAX_CHARS:], E5_QUERY_TOKENS, keep_end=True) for text in texts]
-        e5 = self._e5.encode(fitted, as_query=True)
+        cut = [text[-E5_MAX_CHARS:] for text in texts]
+        e5 = self._e5.encode(cut, as_query=True, last_tokens=E5_QUERY_TOKENS)
         return self._blend(use, e5, self._query_means, texts)

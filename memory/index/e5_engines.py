@@ -98,18 +98,9 @@ class EnginePool:
                 self._background_held -= 1
             self._turn.notify_all()
 
-    def fit(self, text: str, tokens: int, *, keep_end: bool) -> str:
-        """``text`` cut to at most ``tokens`` E5 tokens (its end kept, or its start)."""
-        while len(text) > tokens // 2:  # fewer characters than that cannot be over
-            count = self._model.token_count(text, is_query=keep_end)
-            if count <= tokens:
-                break
-            keep = max(1, int(len(text) * tokens / count * 0.95))
-            text = text[-keep:] if keep_end else text[:keep]
-        return text
-
-    def encode(self, texts: list[str], *, as_query: bool) -> Any:
-        """The texts' raw E5 vectors, in order (a request: before any background work)."""
+    def encode(self, texts: list[str], *, as_query: bool, last_tokens: int | None = None) -> Any:
+        """The texts' E5 vectors, in order (a request: before any background work); each text
+        read to at most ``last_tokens`` tokens (its end kept)."""
         import numpy as np
 
         engines = [self._take()]  # extra engines only if free now: a caller never waits holding one
@@ -123,7 +114,7 @@ class EnginePool:
 
             def run(engine: Any, rows: list[int]) -> Any:
                 part = [texts[i] for i in rows]
-                return engine.query(part) if as_query else engine.passage(part)
+                return engine.encode(part, is_query=as_query, last_tokens=last_tokens)
 
             futures = [self._helpers.submit(run, e, c) for e, c in zip(engines[1:], chunks[1:], strict=True)]
             return np.vstack([run(engines[0], chunks[0]), *(f.result() for f in futures)])
@@ -191,7 +182,7 @@ def _background_key(sentences: Sequence[str]) -> str:
     import hashlib
     import importlib.metadata
 
-    from memory.index.e5_model import weights_path
+    from memory.index.e5_file import weights_path
 
     model = weights_path()
     size = model.stat().st_size if model.exists() else -1

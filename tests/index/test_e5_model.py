@@ -3,6 +3,9 @@ engine, for one text or many, on any number of threads."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -73,3 +76,37 @@ def test_threads_share_one_model(ours: E5Model) -> None:
         thread.join()
     assert len(results) == 9
     assert all(np.abs(got - expected).max() < 1e-5 for got in results)
+
+
+def test_a_long_query_is_read_to_its_prefix_and_its_last_tokens(ours: E5Model) -> None:
+    older = "我们上个月聊过很多别的事情，" * 60
+    latest = "Where did I see the cherry blossoms in April?"
+    tokens = ours.token_count(latest, is_query=True)
+    cut = ours.encode([f"{older} {latest}"], is_query=True, last_tokens=tokens)
+    assert float(cut[0] @ ours.query([latest])[0]) > 0.9999
+    whole = ours.query([f"{older} {latest}"])
+    assert float(whole[0] @ ours.query([latest])[0]) < 0.95
+
+
+def test_the_model_is_kept_in_the_user_cache_and_built_again_when_damaged(tmp_path) -> None:
+    """The first start writes the tokenizer's tables and the model's graph to the user's cache
+    folder; later starts read them and embed alike; a damaged copy is built again."""
+    script = (
+        "import sys; from memory.index.e5_model import E5Model\n"
+        f"print(repr(E5Model().query({E5_TEXTS[:3]!r}).round(5).tolist()))\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+
+    def vectors() -> str:
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first = vectors()
+    kept = sorted(p.name.split("-")[1] for p in (tmp_path / "persona-memory").glob("e5-*"))
+    assert kept == ["model", "tokenizer"]
+    assert vectors() == first
+    for path in (tmp_path / "persona-memory").glob("e5-*"):
+        path.write_bytes(path.read_bytes()[:1000])
+    assert vectors() == first
+    assert all(p.stat().st_size > 1000 for p in (tmp_path / "persona-memory").glob("e5-*"))
