@@ -1,6 +1,6 @@
 """Files derived from the installed packages, cached in the user's cache folder between processes.
 
-What is cached is built from package data alone (a dictionary, a tokenizer): never a user's
+What is cached is built from package data alone (a dictionary, a tokenizer, a model graph): never a user's
 words, and never in the data folder, so an erasure scan of the data folder finds none of it.
 A file is named after what it was built from, written whole (temp file, rename) or not at all,
 and built again when it is missing, unreadable or stale.

@@ -136,6 +136,9 @@ class EnginePool:
                 end += 1
             chunks.append((start, end))
             start = end
+        # split here: the background threads, at idle priority, would hold the interpreter lock
+        # while the requests' threads wait for it
+        contents = self._model.tokens(texts, is_query=False)
         parts: dict[int, Any] = {}
         claim = threading.Lock()
         left = iter(range(len(chunks)))
@@ -149,7 +152,7 @@ class EnginePool:
                 low, high = chunks[index]
                 engine = self._take(background=True)
                 try:
-                    parts[index] = engine.passage(texts[low:high])
+                    parts[index] = engine.encode_tokens(contents[low:high])
                 finally:
                     self._give(engine, background=True)
 

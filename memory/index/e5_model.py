@@ -73,15 +73,27 @@ class E5Model:
         Args:
             last_tokens: read at most this many tokens of a text (its prefix and its end).
         """
-        windows: list[tuple[int, list[int]]] = []  # (text, its tokens in one window)
-        for index, text in enumerate(texts):
+        return self.encode_tokens(self.tokens(texts, is_query=is_query, last_tokens=last_tokens))
+
+    def tokens(self, texts: list[str], *, is_query: bool, last_tokens: int | None = None) -> list[list[int]]:
+        """Each text's tokens as :meth:`encode` reads them (Python's work: the passes of
+        :meth:`encode_tokens` run outside the interpreter lock)."""
+        contents = []
+        for text in texts:
             content = self._content(text, is_query)
             if last_tokens is not None and len(content) + 2 > last_tokens:
                 lead = self._lead[is_query]
                 content = content[:lead] + content[len(content) - max(last_tokens - 2 - lead, 1) :]
+            contents.append(content)
+        return contents
+
+    def encode_tokens(self, contents: list[list[int]]) -> np.ndarray:
+        """Unit-length vectors of texts given by their :meth:`tokens`."""
+        windows: list[tuple[int, list[int]]] = []  # (text, its tokens in one window)
+        for index, content in enumerate(contents):
             for start in range(0, max(len(content), 1), WINDOW):
                 windows.append((index, content[start : start + WINDOW]))
-        sums = np.zeros((len(texts), self.dim), dtype=np.float64)
+        sums = np.zeros((len(contents), self.dim), dtype=np.float64)
         order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
         for chosen in _passes([len(windows[w][1]) + 2 for w in order]):
             rows = [windows[order[w]] for w in chosen]
