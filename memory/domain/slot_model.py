@@ -38,23 +38,26 @@ L2 = 1e-6
 WEIGHTS = "slot_model.npz"
 CLASSES = (*SLOTS, NONE)
 USE_DIMENSIONS = 512
+WORDS_KEPT = 4096
+"""Statements whose chances by the words are kept (a write reads them, then its indexing)."""
 """Length of the vectors the second regression reads (USE's)."""
 _WORD = re.compile(r"[a-z0-9']+|[\u4e00-\u9fff]")
+_DIGIT = re.compile(r"\d")
 
 
 def features(text: str) -> np.ndarray[Any, np.dtype[np.int64]]:
     """The hashed feature ids of a text: character 1-3-grams, word 1-2-grams, its first words."""
-    norm = unicodedata.normalize("NFKC", text).lower()
-    norm = re.sub(r"\d", "0", " ".join(norm.split()))
-    grams: set[str] = set()
+    norm = _DIGIT.sub("0", " ".join(unicodedata.normalize("NFKC", text).lower().split()))
     padded = f"^{norm}$"
-    for n in (1, 2, 3):
-        grams.update(f"c{n}:{padded[i : i + n]}" for i in range(len(padded) - n + 1))
+    grams = {"c1:" + c for c in padded}
+    grams.update(["c2:" + padded[i : i + 2] for i in range(len(padded) - 1)])
+    grams.update(["c3:" + padded[i : i + 3] for i in range(len(padded) - 2)])
     words = _WORD.findall(norm)
-    grams.update(f"w:{w}" for w in words)
-    grams.update(f"b:{a} {b}" for a, b in itertools.pairwise(words))
-    grams.update(f"s{i}:{w}" for i, w in enumerate(words[:3]))
-    return np.fromiter((zlib.crc32(g.encode()) % BUCKETS for g in grams), dtype=np.int64, count=len(grams))
+    grams.update(["w:" + w for w in words])
+    grams.update([f"b:{a} {b}" for a, b in itertools.pairwise(words)])
+    grams.update([f"s{i}:{w}" for i, w in enumerate(words[:3])])
+    hashes = np.fromiter(map(zlib.crc32, map(str.encode, grams)), dtype=np.int64, count=len(grams))
+    return hashes % BUCKETS  # type: ignore[no-any-return]
 
 
 class SlotModel:
@@ -68,7 +71,9 @@ class SlotModel:
         bias: np.ndarray[Any, Any],
         head: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
     ) -> None:
-        self._row = {int(i): r for r, i in enumerate(ids)}
+        self._row = np.full(BUCKETS, -1, dtype=np.int32)
+        self._row[np.asarray(ids, dtype=np.int64)] = np.arange(len(ids), dtype=np.int32)
+        self._by_words = functools.lru_cache(maxsize=WORDS_KEPT)(self._chances_by_words)
         self.weights = weights.astype(np.float32)
         self.bias = bias.astype(np.float32)
         self.head = None if head is None else (head[0].astype(np.float32), head[1].astype(np.float32))
@@ -79,11 +84,14 @@ class SlotModel:
         chances = self._by_words(text)
         return chances if vector is None else self._combined(chances, vector)
 
-    def _by_words(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]]:
-        rows = [r for r in (self._row.get(int(f)) for f in features(text)) if r is not None]
-        score = self.bias + (self.weights[rows].sum(axis=0) if rows else 0.0) / max(len(rows), 1) ** 0.5
+    def _chances_by_words(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]]:
+        rows = self._row[features(text)]
+        rows = rows[rows >= 0]
+        score = self.bias + (self.weights[rows].sum(axis=0) if len(rows) else 0.0) / max(len(rows), 1) ** 0.5
         chances = np.exp(score - score.max())
-        return chances / chances.sum()  # type: ignore[no-any-return]
+        chances /= chances.sum()
+        chances.flags.writeable = False  # shared by every caller of the cache
+        return chances  # type: ignore[no-any-return]
 
     def _combined(self, chances: np.ndarray[Any, Any], vector: Any) -> np.ndarray[Any, np.dtype[np.float32]]:
         if self.head is None:
