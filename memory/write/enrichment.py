@@ -90,10 +90,14 @@ class Enricher:
         """Live entries searchable by their cheap vector, their full one not stored yet."""
         return self.table.pending_index_count(IndexState.SEARCHABLE)
 
-    def run(self, until: Callable[[], bool]) -> None:
-        """Enrich until nothing waits or ``until()`` (raises what the store raises)."""
-        for layer in self.layers.values():
-            self._enrich(layer, until)
+    def run(self, until: Callable[[], bool], *, shared_until: Callable[[], bool] | None = None) -> None:
+        """Enrich until nothing waits or ``until()`` (raises what the store raises).
+
+        The static layer goes first and stops only at ``shared_until()`` (default ``until``):
+        its few memories are read by every retrieval, which searches them in memory only once
+        they all have full vectors, so requests never hold them back."""
+        for kind, layer in sorted(self.layers.items(), key=lambda item: item[0] != Layer.STATIC):
+            self._enrich(layer, (shared_until or until) if kind == Layer.STATIC else until)
         if self.fact_vectors is not None:
             with self.lock:
                 self.fact_vectors.fill(until=until)

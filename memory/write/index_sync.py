@@ -120,7 +120,10 @@ class IndexSync:
     def _enrich_work(self) -> None:
         while self._woken(self._enrich_wake):
             try:
-                self.enrich(until=lambda: self._stopping.is_set() or self.enricher.held_back())
+                self.enrich(
+                    until=lambda: self._stopping.is_set() or self.enricher.held_back(),
+                    shared_until=self._stopping.is_set,
+                )
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
                 self._failed("background enrichment", exc)
 
@@ -183,14 +186,13 @@ class IndexSync:
             return self.enrich(until=lambda: False)
         return done
 
-    def enrich(self, *, until: Callable[[], bool]) -> bool:
-        """Store the full vectors of searchable entries, one batch at a time, until none is
-        left or ``until()`` says to stop (new writes to index first, the engine closing).
-        Returns False if the store failed."""
+    def enrich(self, *, until: Callable[[], bool], shared_until: Callable[[], bool] | None = None) -> bool:
+        """Store the full vectors of searchable entries batch by batch until none is left or
+        ``until()`` says to stop (see :meth:`Enricher.run`). Returns False if the store failed."""
         if not self.writable():
             return False
         try:
-            self.enricher.run(until)
+            self.enricher.run(until, shared_until=shared_until)
         except StoreUnavailableError as exc:
             logger.debug("enrichment deferred: %s", exc)
             return False

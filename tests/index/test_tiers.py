@@ -75,6 +75,24 @@ def test_retrievals_go_before_the_enrichment_backlog(make_manager) -> None:
     assert max(took) < 2.0, took  # a request waits for no batch of it (one takes seconds)
 
 
+def test_the_persona_memories_are_enriched_while_requests_keep_coming(make_manager) -> None:
+    """Every retrieval reads the persona's memories, from memory only once all have full
+    vectors: requests hold a user's enrichment back, never theirs."""
+    manager = make_manager()
+    for i in range(14):  # four leave the active window: they wait for enrichment too
+        manager.record_interaction_sync(f"第{i}次聊天：我周末去爬山了", "听起来很开心！", user_id="u1")
+    manager.flush()
+    deadline = time.monotonic() + 90
+    static: list = []
+    while time.monotonic() < deadline:
+        manager.retrieve_memories("你喜欢什么音乐？", user_id="u1")  # the next request comes at once
+        static = manager.inspector.entries(Layer.STATIC)
+        if static and not any(e.provisional for e in static):
+            break
+    assert static and not any(e.provisional for e in static)
+    assert manager.debug_state()["store"]["pending_enrichment"] > 0  # the user's still wait
+
+
 def test_new_writes_are_indexed_while_an_enrichment_batch_runs(make_manager, monkeypatch) -> None:
     """Indexing and enrichment run on their own threads: a write is searchable by its vector
     while an enrichment batch is still being computed (it is held open here until the end)."""
