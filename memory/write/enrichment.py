@@ -25,6 +25,9 @@ BUSY_SECONDS = 1.0
 """Enrichment waits while a request came within this long (it takes a core from requests)..."""
 BACKLOG_UNDER_LOAD = 1000
 """...unless this many memories wait for it (the backlog stays bounded under sustained load)."""
+SHARED_LOOK_SECONDS = 5.0
+"""How often the worker looks for static memories to enrich once it found none (they come at
+a start, and again after a reindex)."""
 BACKLOG_SEEN_SECONDS = 0.5
 """How long a look at the backlog's size stands (each look reads up to that many index rows)."""
 
@@ -56,6 +59,7 @@ class Enricher:
         self._backlog_seen = (-math.inf, False)
         """When the backlog was last looked at, and whether it was over :data:`BACKLOG_UNDER_LOAD`."""
         self._pool: ThreadPoolExecutor | None = None
+        self._shared_look = -math.inf
 
     def serving(self) -> None:
         """A request (a retrieval, a write) is being served: enrichment gives way for a while."""
@@ -93,20 +97,24 @@ class Enricher:
     def run(self, until: Callable[[], bool], *, shared_until: Callable[[], bool] | None = None) -> None:
         """Enrich until nothing waits or ``until()`` (raises what the store raises).
 
-        The static layer goes first and stops only at ``shared_until()`` (default ``until``):
-        its few memories are read by every retrieval, which searches them in memory only once
-        they all have full vectors, so requests never hold them back."""
+        The static layer goes first. Its few memories are read by every retrieval, which
+        searches them in memory only once they all have full vectors, so with ``shared_until``
+        (the worker's) requests never hold them back: it alone stops them, and once none was
+        found waiting the layer is looked at again only after :data:`SHARED_LOOK_SECONDS`."""
         for kind, layer in sorted(self.layers.items(), key=lambda item: item[0] != Layer.STATIC):
-            self._enrich(layer, (shared_until or until) if kind == Layer.STATIC else until)
+            if kind != Layer.STATIC or shared_until is None:
+                self._enrich(layer, until)
+            elif time.monotonic() >= self._shared_look and not self._enrich(layer, shared_until):
+                self._shared_look = time.monotonic() + SHARED_LOOK_SECONDS
         if self.fact_vectors is not None:
             with self.lock:
                 self.fact_vectors.fill(until=until)
 
-    def _enrich(self, layer: RagLayer, until: Callable[[], bool]) -> None:
-        """Enrich a layer's waiting entries batch by batch. Two batches are computed at a time
-        and each is stored while the next is computed: E5's cores are not left idle between
-        batches (at 10,000 memories writing the full vectors into the index alone took about a
-        tenth of the time)."""
+    def _enrich(self, layer: RagLayer, until: Callable[[], bool]) -> bool:
+        """Enrich a layer's waiting entries batch by batch; whether any was found. Two batches
+        are computed at a time and each is stored while the next is computed: E5's cores are not
+        left idle between batches (at 10,000 memories writing the full vectors into the index
+        alone took about a tenth of the time)."""
         with self.lock:
             under_way: deque[tuple[set[str], Future[Enrichment]]] = deque()
 
@@ -120,12 +128,14 @@ class Enricher:
             try:
                 start_next()
                 start_next()
+                found = bool(under_way)
                 while under_way:
                     _, computing = under_way.popleft()
                     layer.index.store_enrichment(computing.result(), commit=self._index_lock)
                     start_next()
             finally:  # after a failure the vectors under way are dropped: computed again next time
                 futures.wait([computing for _, computing in under_way])
+            return found
 
     def _computing(self) -> ThreadPoolExecutor:
         with self._counting:
