@@ -12,13 +12,16 @@ import contextlib
 import hashlib
 import logging
 import os
+import pickle
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 logger = logging.getLogger(__name__)
 
 KEPT_VERSIONS = 3
+_T = TypeVar("_T")
 
 
 def cache_folder(*, or_else: Path | None = None) -> Path:
@@ -65,6 +68,19 @@ def write_cache(path: Path, data: bytes | memoryview) -> None:
         logger.debug("not cached (%s): built again at the next start", exc)
         return
     _prune(path)
+
+
+def cached_object(path: Path, kind: type[_T], build: Callable[[], _T]) -> _T:
+    """The object pickled in ``path`` when it is one of ``kind``; else ``build()``, pickled there."""
+    raw = read_cache(path)
+    if raw is not None:
+        with contextlib.suppress(Exception):  # a stale or broken cache: built again
+            found = pickle.loads(raw)  # our own file, built from package data
+            if isinstance(found, kind):
+                return found
+    built = build()
+    write_cache(path, pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
+    return built
 
 
 def _prune(path: Path) -> None:

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import pickle
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from memory.cache_files import cache_file, read_cache, write_cache
+from memory.cache_files import cache_file, cached_object, write_cache
 from memory.index.e5_file import Tokenizer, Weights, blocks, open_weights, widened
 
 WINDOW = 510
@@ -145,15 +144,7 @@ def _sources(weights: Weights, *modules: str) -> list[Path]:
 def _cached_tokenizer(weights: Weights) -> Tokenizer:
     """The tokenizer from the user's cache folder, else read from the weights file and cached."""
     path = cache_file("e5-tokenizer", _sources(weights, "memory.index.e5_file"), ".pickle")
-    raw = read_cache(path)
-    if raw is not None:
-        with contextlib.suppress(Exception):  # a stale or broken cache: built again
-            tokenizer = pickle.loads(raw)  # our own file, built from the package's tables
-            if isinstance(tokenizer, Tokenizer):
-                return tokenizer
-    tokenizer = Tokenizer(weights.vocabulary_table())
-    write_cache(path, pickle.dumps(tokenizer, protocol=pickle.HIGHEST_PROTOCOL))
-    return tokenizer
+    return cached_object(path, Tokenizer, lambda: Tokenizer(weights.vocabulary_table()))
 
 
 def _session(weights: Weights) -> Any:

