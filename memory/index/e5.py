@@ -101,7 +101,9 @@ class BlendedEmbeddings(Embeddings):
             except Exception as exc:  # the request that needs E5 loads it again and reports it
                 logger.debug("E5 did not load: %s", exc)
 
-        threading.Thread(target=load, name="persona-memory-e5-load", daemon=True).start()
+        # not a daemon: a process exiting mid-load waits for it (native code torn down under a
+        # loading thread aborted the process: "terminate called without an active exception")
+        threading.Thread(target=load, name="persona-memory-e5-load", daemon=False).start()
 
     @property
     def _e5(self) -> EnginePool:

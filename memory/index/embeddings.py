@@ -89,7 +89,9 @@ def warm_up_in_background(embeddings: Embeddings) -> None:
         except Exception as exc:  # the request that needs the model reports it
             logger.debug("warm-up failed: %s", exc)
 
-    threading.Thread(target=load, name="persona-memory-warm-up", daemon=True).start()
+    # not a daemon: a process exiting mid-load waits for it (native code torn down under a
+    # loading thread aborted the process: "terminate called without an active exception")
+    threading.Thread(target=load, name="persona-memory-warm-up", daemon=False).start()
 
 
 def packaged_minilm_path() -> Path:
