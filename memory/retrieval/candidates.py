@@ -47,6 +47,21 @@ def _revived(memory: RetrievedMemory) -> RetrievedMemory:
     return replace(memory, entry=replace(entry, layer=entry.origin, origin=None), revived=True)
 
 
+def _placed(memory: RetrievedMemory, fused: ranking.Fused) -> RetrievedMemory:
+    """A candidate with its fused score and ranks, revived if it is cold (one copy, not two)."""
+    entry, revived = memory.entry, memory.revived
+    if entry.layer == Layer.ARCHIVED and entry.origin is not None:
+        entry, revived = replace(entry, layer=entry.origin, origin=None), True
+    return replace(
+        memory,
+        entry=entry,
+        revived=revived,
+        score=fused.score,
+        dense_rank=fused.dense_rank,
+        keyword_rank=fused.keyword_rank,
+    )
+
+
 def _dated(memories: list[RetrievedMemory], window: Window) -> list[RetrievedMemory]:
     """A user's memories made in the window the query names, raised above every other time,
     with those told at another time that name a time themselves ("we went to Kyoto in April",
@@ -206,10 +221,7 @@ class CandidateSearch:
         pool = self._pool(vector, keyword_hits, window, user_id, tick, limit)
         by_id = pool.by_id
         fused = self._fused(pool, terms_count)
-        memories = [
-            replace(by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
-            for f in fused
-        ]
+        memories = [_placed(by_id[f.id], f) for f in fused]
         adjusted = self._adjusted(memories, bonuses=True)
         if window is not None:  # the question names a time: what happened then comes first
             adjusted = _dated(adjusted, window)

@@ -7,6 +7,7 @@ rankings, then asks this module which memories to return and with what score.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -169,9 +170,13 @@ def depth_of(
     return top_k
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
+"""What ``str.isalnum`` rejects (``\\w`` is exactly it plus the underscore)."""
+
+
 def _said_key(rendered: str) -> str:
     """What the user said in an interaction, case folded, letters and digits only."""
-    return "".join(ch for ch in said_in(rendered).casefold() if ch.isalnum())
+    return _NOT_ALNUM.sub("", said_in(rendered).casefold())
 
 
 def distinct(

@@ -124,6 +124,11 @@ install = Migrations(
 """Create or migrate the ``entries`` table (an :data:`memory.record.db.Installer`)."""
 
 
+_LAYERS = {layer.value: layer for layer in Layer}
+"""Layers by stored name (a dict lookup: the enum's own costs a few microseconds a row)."""
+_NO_TAGS = "[]"
+
+
 def entry_of(row: Sequence[object]) -> MemoryEntry:
     (
         entry_id,
@@ -145,16 +150,16 @@ def entry_of(row: Sequence[object]) -> MemoryEntry:
     ) = row
     return MemoryEntry(
         id=str(entry_id),
-        layer=Layer(str(layer)),
+        layer=_LAYERS[str(layer)],
         content=str(content),
         created_at=from_epoch(float(created_at)),  # type: ignore[arg-type]
         user_id=user_of(str(scope)),
         significance=float(significance),  # type: ignore[arg-type]
         changed_at=int(changed_at),  # type: ignore[call-overload]
         note=None if note is None else str(note),
-        tags=tuple(json.loads(str(tags))),
+        tags=() if tags == _NO_TAGS else tuple(json.loads(str(tags))),
         source=None if source is None else str(source),
-        origin=Layer(str(origin)) if origin is not None and layer == Layer.ARCHIVED.value else None,
+        origin=_LAYERS[str(origin)] if origin is not None and layer == Layer.ARCHIVED.value else None,
         pinned=bool(pinned),
         importance=None if importance is None else float(importance),  # type: ignore[arg-type]
         key=None if key is None else str(key),
