@@ -76,14 +76,18 @@ class Enricher:
             with self._counting:
                 self._importing -= 1
 
+    def busy(self) -> bool:
+        """Whether a request came within :data:`BUSY_SECONDS`."""
+        return time.monotonic() - self._last_request < BUSY_SECONDS
+
     def held_back(self) -> bool:
         """Whether background enrichment waits now: an import runs, or a request came just now
         and the backlog is under :data:`BACKLOG_UNDER_LOAD`."""
         if self._importing > 0:
             return True
-        now = time.monotonic()
-        if now - self._last_request >= BUSY_SECONDS:
+        if not self.busy():
             return False
+        now = time.monotonic()
         seen_at, over = self._backlog_seen
         if now - seen_at >= BACKLOG_SEEN_SECONDS:
             over = self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD)

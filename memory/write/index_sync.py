@@ -38,10 +38,11 @@ WORK_BATCH = 1024
 Chroma takes large upserts faster (a 5,000-interaction import until searchable: 375/s with 256,
 447/s with 1,024)."""
 SETTLE_SECONDS = 0.25
-"""How long the worker, woken by a write, waits for more before indexing: the writes of a busy
-moment go into one upsert (Chroma's upsert holds the interpreter lock: about 5 ms a call plus
-1 ms a vector; 20 clients of the server made 10 upserts a second without the wait). A retrieval
-scores the memories not stored yet itself (:meth:`memory.layers.rag.RagLayer.dense_ranking`)."""
+"""How long the worker, woken by a write, waits for more before indexing: the writes of a moment
+go into one upsert, which holds the interpreter lock for the whole call (about 10 ms at least).
+A retrieval scores its scope's newest memories not stored yet itself (:class:`RagLayer`)."""
+BUSY_SETTLE_SECONDS = 1.0
+"""The same wait while requests are served (:meth:`Enricher.busy`): fewer upserts hold them back."""
 REPAIR_INDEX_SECONDS = 2.0
 """Longest the start-up repair embeds what the index lacks; the worker does the rest."""
 
@@ -108,7 +109,7 @@ class IndexSync:
     def _work(self) -> None:
         with background():  # one core: the others serve requests (a flush's caller takes them all)
             while self._woken(self._wake):
-                self._stopping.wait(SETTLE_SECONDS)
+                self._stopping.wait(BUSY_SETTLE_SECONDS if self.enricher.busy() else SETTLE_SECONDS)
                 try:
                     if self._recovered_from_outage():
                         self.repair()
