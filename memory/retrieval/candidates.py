@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.domain.importance import said_in
@@ -39,27 +40,12 @@ DEEP_LAYERS = DECAYING_LAYERS
 """The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
 
 
-def _revived(memory: RetrievedMemory) -> RetrievedMemory:
-    """A cold hit as the memory it becomes: back in its origin layer."""
+def _revived(memory: RetrievedMemory, **changes: Any) -> RetrievedMemory:
+    """``memory`` with ``changes``, in one copy; a cold hit also back in its origin layer (revived)."""
     entry = memory.entry
-    if entry.layer != Layer.ARCHIVED or entry.origin is None:
-        return memory
-    return replace(memory, entry=replace(entry, layer=entry.origin, origin=None), revived=True)
-
-
-def _placed(memory: RetrievedMemory, fused: ranking.Fused) -> RetrievedMemory:
-    """A candidate with its fused score and ranks, revived if it is cold (one copy, not two)."""
-    entry, revived = memory.entry, memory.revived
     if entry.layer == Layer.ARCHIVED and entry.origin is not None:
-        entry, revived = replace(entry, layer=entry.origin, origin=None), True
-    return replace(
-        memory,
-        entry=entry,
-        revived=revived,
-        score=fused.score,
-        dense_rank=fused.dense_rank,
-        keyword_rank=fused.keyword_rank,
-    )
+        changes.update(entry=replace(entry, layer=entry.origin, origin=None), revived=True)
+    return replace(memory, **changes) if changes else memory
 
 
 def _dated(memories: list[RetrievedMemory], window: Window) -> list[RetrievedMemory]:
@@ -219,9 +205,10 @@ class CandidateSearch:
         bar: Bar | None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         pool = self._pool(vector, keyword_hits, window, user_id, tick, limit)
-        by_id = pool.by_id
-        fused = self._fused(pool, terms_count)
-        memories = [_placed(by_id[f.id], f) for f in fused]
+        memories = [
+            _revived(pool.by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
+            for f in self._fused(pool, terms_count)
+        ]
         adjusted = self._adjusted(memories, bonuses=True)
         if window is not None:  # the question names a time: what happened then comes first
             adjusted = _dated(adjusted, window)
