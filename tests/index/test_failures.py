@@ -25,10 +25,12 @@ class FailingChroma:
 
 
 def break_store(manager: MemoryManager) -> object:
-    """Fault injection reaches into the private engine: swap the Chroma client for a failing one."""
+    """Fault injection reaches into the private engine: swap the Chroma client for a failing one.
+    A client reopened during the outage fails too (an unreachable store stays unreachable)."""
     engine = manager._engine
     real = engine.backend._client
     engine.backend._client = FailingChroma()
+    engine.backend._replace_client = lambda: setattr(engine.backend, "_client", FailingChroma())
     for layer in engine.layers.rag.values():
         for name in layer.stores.cached_names() | {layer.stores.base_name}:
             layer.stores.by_name(name)._collection = FailingChroma()
@@ -37,6 +39,7 @@ def break_store(manager: MemoryManager) -> object:
 
 def heal_store(manager: MemoryManager, real: object) -> None:
     engine = manager._engine
+    del engine.backend._replace_client
     engine.backend._client = real
     for layer in engine.layers.rag.values():
         for name in layer.stores.cached_names():
@@ -52,9 +55,11 @@ def _outage_config(config):  # type: ignore[no-untyped-def]
 
 @pytest.mark.faults
 def test_outage_degrades_retrieval_to_empty_with_one_warning(make_manager, config, caplog) -> None:
-    manager = make_manager(_outage_config(config))
+    config = _outage_config(config)
+    config.store.breaker_initial_backoff_seconds = config.store.breaker_max_backoff_seconds = 5.0
+    manager = make_manager(config)  # the six retrievals end before the breaker tries the store again
     fill(manager, ["我对花生过敏", "第二句", "第三句"])
-    manager.flush()
+    manager.flush(enrich=True)  # no background work reaches the store during the outage
     real = break_store(manager)
     with caplog.at_level(logging.WARNING, logger="memory"):
         results = [manager.retrieve("前辈对什么过敏") for _ in range(6)]
