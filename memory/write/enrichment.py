@@ -76,6 +76,10 @@ class Enricher:
             with self._counting:
                 self._importing -= 1
 
+    def import_running(self) -> bool:
+        """Whether a bulk import runs (it indexes its own batches; the background work waits)."""
+        return self._importing > 0
+
     def busy(self) -> bool:
         """Whether a request came within :data:`BUSY_SECONDS`."""
         return time.monotonic() - self._last_request < BUSY_SECONDS
@@ -83,7 +87,7 @@ class Enricher:
     def held_back(self) -> bool:
         """Whether background enrichment waits now: an import runs, or a request came just now
         and the backlog is under :data:`BACKLOG_UNDER_LOAD`."""
-        if self._importing > 0:
+        if self.import_running():
             return True
         if not self.busy():
             return False

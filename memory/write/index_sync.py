@@ -5,8 +5,7 @@ store comes back from an outage. A background worker applies writes soon after t
 ``record_*`` call pays only for its SQLite transaction. A retrieval scores its scope's newest
 entries not yet in the index itself, and may ask for a *bounded* catch-up (:meth:`IndexSync.catch_up`):
 it never waits longer than its budget; older entries still pending are found by keywords, and
-the active window is always current. A second worker runs the
-enrichment (:mod:`memory.write.enrichment`).
+the active window is always current. A second worker enriches (:mod:`memory.write.enrichment`).
 """
 
 from __future__ import annotations
@@ -113,7 +112,7 @@ class IndexSync:
                 try:
                     if self._recovered_from_outage():
                         self.repair()
-                    elif self.has_pending():
+                    elif self.has_pending() and not self.enricher.import_running():
                         self.run(worker=True)
                 except Exception as exc:  # the worker must survive anything; the data is in SQLite
                     self._failed("background indexing", exc)
@@ -150,7 +149,8 @@ class IndexSync:
 
     @contextlib.contextmanager
     def importing(self) -> Iterator[None]:
-        """Hold background enrichment back while a bulk import runs (it resumes after)."""
+        """Hold the background work back while a bulk import runs: the import indexes its own
+        batches on all cores (a worker beside it embedded half of them on one); both resume after."""
         try:
             with self.enricher.importing():
                 yield
