@@ -166,7 +166,7 @@ def test_forget_user_returns_at_once_with_thousands_of_writes_pending(
     importing = threading.Thread(
         target=manager.import_interactions, args=(records,), kwargs={"batch_size": 3500}
     )
-    importing.start()  # one commit, then the import indexes the backlog beside the worker
+    importing.start()  # one commit, then the import indexes the backlog
     deadline = time.monotonic() + 60
     while manager.debug_state()["store"]["pending_index"] < 3000 and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -54,7 +54,7 @@ class Enricher:
         self.lock = threading.Lock()
         """Held by the one enricher at a time (the worker, a flush): no text is embedded twice."""
         self._counting = threading.Lock()
-        self._importing = 0
+        self._bulk = 0
         self._last_request = -math.inf
         self._backlog_seen = (-math.inf, False)
         """When the backlog was last looked at, and whether it was over :data:`BACKLOG_UNDER_LOAD`."""
@@ -66,28 +66,28 @@ class Enricher:
         self._last_request = time.monotonic()
 
     @contextlib.contextmanager
-    def importing(self) -> Iterator[None]:
-        """Hold background enrichment back while a bulk import runs (it goes first)."""
+    def bulk(self) -> Iterator[None]:
+        """Hold background work back while a caller's bulk work (an import, a flush) runs."""
         with self._counting:
-            self._importing += 1
+            self._bulk += 1
         try:
             yield
         finally:
             with self._counting:
-                self._importing -= 1
+                self._bulk -= 1
 
-    def import_running(self) -> bool:
-        """Whether a bulk import runs (it indexes its own batches; the background work waits)."""
-        return self._importing > 0
+    def bulk_running(self) -> bool:
+        """Whether a caller's bulk work runs (it indexes on every core; the background waits)."""
+        return self._bulk > 0
 
     def busy(self) -> bool:
         """Whether a request came within :data:`BUSY_SECONDS`."""
         return time.monotonic() - self._last_request < BUSY_SECONDS
 
     def held_back(self) -> bool:
-        """Whether background enrichment waits now: an import runs, or a request came just now
-        and the backlog is under :data:`BACKLOG_UNDER_LOAD`."""
-        if self.import_running():
+        """Whether background enrichment waits now: a caller's bulk work runs, or a request came
+        just now and the backlog is under :data:`BACKLOG_UNDER_LOAD`."""
+        if self.bulk_running():
             return True
         if not self.busy():
             return False

@@ -33,9 +33,8 @@ logger = logging.getLogger(__name__)
 CATCH_UP_BATCH = 16
 """Entries embedded per step of a bounded catch-up (a few milliseconds each)."""
 WORK_BATCH = 1024
-"""Entries the worker embeds per step (it checks between steps whether the engine is closing):
-Chroma takes large upserts faster (a 5,000-interaction import until searchable: 375/s with 256,
-447/s with 1,024)."""
+"""Entries the worker embeds per step (it checks between steps whether to stop): Chroma takes large
+upserts faster (a 5,000-interaction import until searchable: 375/s with 256, 447/s with 1,024)."""
 SETTLE_SECONDS = 0.25
 """How long the worker, woken by a write, waits for more before indexing: the writes of a moment
 go into one upsert, which holds the interpreter lock for the whole call (about 10 ms at least).
@@ -47,8 +46,7 @@ REPAIR_INDEX_SECONDS = 2.0
 
 
 class IndexSync:
-    """Applies SQLite state to Chroma (index pending, move vectors between tiers) and to the
-    archive JSONL."""
+    """Applies SQLite state to Chroma (index pending, move vectors between tiers) and to the archive."""
 
     def __init__(
         self,
@@ -112,7 +110,7 @@ class IndexSync:
                 try:
                     if self._recovered_from_outage():
                         self.repair()
-                    elif self.has_pending() and not self.enricher.import_running():
+                    elif self.has_pending():
                         self.run(worker=True)
                 except Exception as exc:  # the worker must survive anything; the data is in SQLite
                     self._failed("background indexing", exc)
@@ -148,11 +146,10 @@ class IndexSync:
         return self.archive_sync.erase(drop)
 
     @contextlib.contextmanager
-    def importing(self) -> Iterator[None]:
-        """Hold the background work back while a bulk import runs: the import indexes its own
-        batches on all cores (a worker beside it embedded half of them on one); both resume after."""
+    def bulk(self) -> Iterator[None]:
+        """Hold the background work back while a caller indexes in bulk (an import, a flush)."""
         try:
-            with self.enricher.importing():
+            with self.enricher.bulk():
                 yield
         finally:
             self.notify()
@@ -182,10 +179,9 @@ class IndexSync:
         if the store is failing."""
         if not self.writable():
             return False
-        done = self.run() if self.has_pending() else True
-        if done and enrich:
-            return self.enrich(until=lambda: False)
-        return done
+        with self.bulk():
+            done = self.run() if self.has_pending() else True
+            return self.enrich(until=lambda: False) if done and enrich else done
 
     def enrich(self, *, until: Callable[[], bool], shared_until: Callable[[], bool] | None = None) -> bool:
         """Store the full vectors of searchable entries batch by batch until none is left or
@@ -231,7 +227,7 @@ class IndexSync:
         never waits behind the whole backlog.
 
         Args:
-            worker: the background worker's run, which ends early when the worker is stopped.
+            worker: the background worker's run: it ends early when stopped or a caller works in bulk.
             index: index pending entries (False: the archive file only; no model is loaded).
         """
         if not self.writable():
@@ -243,7 +239,7 @@ class IndexSync:
             self._failed("archive export", exc)
             exported = False
         try:
-            stopped = self._stopping.is_set if worker else lambda: not index
+            stopped = self._worker_stops if worker else lambda: not index
             for layer in self.layers.values():
                 while not stopped() and self._one_batch(layer, WORK_BATCH):
                     pass
@@ -253,6 +249,9 @@ class IndexSync:
         if exported:
             self.last_error = None
         return True
+
+    def _worker_stops(self) -> bool:
+        return self._stopping.is_set() or self.enricher.bulk_running()
 
     def _one_batch(self, layer: RagLayer, size: int) -> int:
         with self._lock:

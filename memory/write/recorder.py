@@ -274,7 +274,7 @@ class Recorder:
                 "fix them or pass skip_invalid=True",
             )
         admit = Admission(self.erased, valid, allow_erased=allow_erased)
-        with self.sync.importing():
+        with self.sync.bulk():
             for start in range(0, len(valid), batch_size):
                 batch = valid[start : start + batch_size]
                 left_out = admit.left_out
