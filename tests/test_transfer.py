@@ -14,6 +14,8 @@ from memory.cli import main
 from memory.errors import ImportFileError
 
 QUERIES = [("我喜欢什么运动？", "u1"), ("猫叫什么", "u1"), ("coffee", "u2"), ("吉他", None), ("过敏", "u1")]
+QUERIES += [("How do I get to work now?", "u3")]  # the statement it leans to, found again after import
+LATER = "现在基本都是地铁。"
 
 
 async def _lived_in(manager: MemoryManager, clock: Clock) -> None:
@@ -28,6 +30,7 @@ async def _lived_in(manager: MemoryManager, clock: Clock) -> None:
     manager.as_store().put(("memories", "u1"), "pref", {"content": "喜欢手冲咖啡", "source": "agent"})
     fill(manager, ["I drink coffee every morning", "My dog is called Rex"], user_id="u2")
     fill(manager, ["大家好，我是新来的"])
+    fill(manager, ["I take the bus to work", LATER, *["今天天气真好"] * 10], user_id="u3")
     for _ in range(12):
         clock.advance(hours=1)
         manager.retrieve("随便聊聊天气", user_id="u1")  # decay ticks: some memories go cold
@@ -64,7 +67,8 @@ async def test_export_then_import_gives_the_same_retrievals(make_manager, config
     exported = tmp_path / "karin.jsonl"
     count = original.export_memories(exported)
     lines = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
-    assert lines[0]["format"] == "persona-memory-export" and set(lines[0]["users"]) == {"u1", "u2", None}
+    assert lines[0]["format"] == "persona-memory-export"
+    assert set(lines[0]["users"]) == {"u1", "u2", "u3", None}
     memories = [r for r in lines if r["type"] == "memory"]
     assert count == len(memories)
     assert {r["tier"] for r in memories} == {"hot", "cold"}
@@ -72,7 +76,7 @@ async def test_export_then_import_gives_the_same_retrievals(make_manager, config
     assert any(r["key"] == "pref" and r["item"] for r in memories)
     assert not any(r["layer"] == "static" for r in memories)
     profile = [(r["scope"], r["key"]) for r in lines if r["type"] == "profile"]
-    assert sorted(profile) == [("u1", "allergy")] * 2 + [("u2", "favourite_drink")]  # "I drink coffee ..."
+    assert sorted(profile) == [("u1", "allergy")] * 2 + [("u2", "favourite_drink"), ("u3", "commute")]
 
     copy = config.model_copy(deep=True)
     write_persona(Path(config.personas_dir), "karin_copy")
@@ -89,6 +93,8 @@ async def test_export_then_import_gives_the_same_retrievals(make_manager, config
         original.flush(enrich=True)
         restored.flush(enrich=True)  # the same vectors: each full, not one side still cheap
         assert _seen(restored) == _seen(original)  # each retrieval ticks both the same way
+        for manager in (original, restored):  # the same tick on both
+            assert LATER in manager.retrieve_memories(QUERIES[-1][0], user_id="u3").memories[0].entry.content
         again_a, again_b = tmp_path / "a2.jsonl", tmp_path / "b2.jsonl"
         original.export_memories(again_a)
         restored.export_memories(again_b)

@@ -6,6 +6,7 @@ A layer's rows are the truth; its collections are an index of them, kept in step
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -142,6 +143,17 @@ class RagLayer:
         ids = self.table.ids_between(self.layer, scope_of(user_id), start, end, WINDOW_SCANNED)
         found = self.memories_for(ids, vector, user_id, tick)
         return sorted(found, key=lambda m: (-m.similarity, m.entry.id))[:depth]
+
+    def said_later(
+        self, slot: str, after: datetime | None, vector: Vector, user_id: str | None, tick: int
+    ) -> list[RetrievedMemory]:
+        """A user's newest entry (hot or cold) stored as likely about ``slot`` and made after
+        ``after`` (at any time when None), scored against ``vector``; or none."""
+        if self.shared:
+            return []
+        since = after.timestamp() if after is not None else -math.inf
+        ids = self.table.newest_leaning(self.layer, scope_of(user_id), slot, since, 1)
+        return self.memories_for(ids, vector, user_id, tick)
 
     def _nearest(self, vector: Vector, depth: int, scope: str) -> list[StoreHit]:
         """HNSW search of a scope's own collection, or an exact ranking of a pooled scope's

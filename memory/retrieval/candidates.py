@@ -12,7 +12,9 @@ Deep recall: a layer's forgotten (cold) entries keep their vectors and keyword r
 rankings cover both tiers, and SQLite says which tier each hit is in. Newer memories get a small
 recency bonus, important ones an importance bonus, cold ones an optional tier penalty
 (:func:`memory.retrieval.ranking.adjust`); a cold memory returned is ``revived``. Every candidate is marked
-``below_floor`` when it matches no better than small talk (:mod:`memory.retrieval.relevance`).
+``below_floor`` when it matches no better than small talk (:mod:`memory.retrieval.relevance`). A
+time the query names, or a slot of the user's life it asks about, raises the memories it points at
+above the rest (:mod:`memory.retrieval.raised`).
 """
 
 from __future__ import annotations
@@ -22,17 +24,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from memory.config import RetrievalConfig, RetrievalMode
-from memory.domain.importance import said_in
 from memory.domain.types import DECAYING_LAYERS, Layer, RetrievedMemory
-from memory.domain.when import Window, window_of
+from memory.domain.when import Window
 from memory.index.vector import Vector
 from memory.layers.rag import Fetched, RagLayer
 from memory.record import keyword
 from memory.retrieval import ranking
-from memory.retrieval.relevance import Bar
+from memory.retrieval.raised import Asked, dated, said_later
+from memory.retrieval.relevance import Bar, floored
 
-IN_WINDOW = 1.0
-"""Added to the score of a memory of the time the query names (fused scores are below 0.1)."""
 KeywordHits = dict[Layer, tuple[list[tuple[str, float]], Fetched]]
 """Per layer: a query's keyword ranking (``(entry id, bm25 score)``, best first), its hits read."""
 NOTHING = Fetched([], {}, set())
@@ -46,30 +46,6 @@ def _revived(memory: RetrievedMemory, **changes: Any) -> RetrievedMemory:
     if entry.layer == Layer.ARCHIVED and entry.origin is not None:
         changes.update(entry=replace(entry, layer=entry.origin, origin=None), revived=True)
     return replace(memory, **changes) if changes else memory
-
-
-def _dated(memories: list[RetrievedMemory], window: Window) -> list[RetrievedMemory]:
-    """A user's memories made in the window the query names, raised above every other time,
-    with those told at another time that name a time themselves ("we went to Kyoto in April",
-    said in March) and match the query better than all of them: by score, or by place in the
-    dense or keyword ranking (the window's ranking lifts the score of all made then)."""
-    deep = [m for m in memories if m.entry.layer in DEEP_LAYERS]
-    inside = {m.entry.id for m in deep if window.holds(m.entry.created_at)}
-    best = max((m.score for m in deep if m.entry.id in inside), default=math.inf)
-    best_place = min((ranking.place(m) for m in deep if m.entry.id in inside), default=0)
-    better = (m for m in deep if m.score > best or ranking.place(m) < best_place)
-    raised = inside | {m.entry.id for m in better if window_of(said_in(m.entry.content), m.entry.created_at)}
-    dated = [replace(m, score=m.score + IN_WINDOW) if m.entry.id in raised else m for m in memories]
-    return sorted(dated, key=lambda m: -m.score)
-
-
-def _floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
-    matched = memory.keyword_rank is not None
-    # similarity 0.0 is a keyword hit not embedded yet (an index backlog): keywords vouch for it
-    if bar is None or (matched and memory.similarity == 0.0):
-        return memory
-    passes = bar.passes(memory.similarity, matched, said_in(memory.entry.content))
-    return memory if passes else replace(memory, below_floor=True)
 
 
 @dataclass(frozen=True)
@@ -117,6 +93,7 @@ class CandidateSearch:
         bridged: set[str] | None = None,
         window: Window | None = None,
         keyword_hits: KeywordHits | None = None,
+        asked: Asked | None = None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         """Every layer's candidates, best first, more than selection needs (it may skip some).
 
@@ -128,11 +105,15 @@ class CandidateSearch:
                 best match first, are one more ranking (hybrid mode).
             keyword_hits: :meth:`keyword_hits` of the same query, found while its vector was
                 being computed (else searched here).
+            asked: the slot the query asks about (:mod:`memory.retrieval.raised`): the newest
+                statement about it made after its profile fact comes first (hybrid mode).
         """
         if self.config.mode == RetrievalMode.HYBRID:
             if keyword_hits is None:
                 keyword_hits = self.keyword_hits(terms, bridged or set(), user_id, limit)
-            return self._across_layers(vector, keyword_hits, len(terms), window, user_id, tick, limit, bar)
+            return self._across_layers(
+                vector, keyword_hits, len(terms), user_id, tick, limit, bar, window=window, asked=asked
+            )
         return self._per_layer(vector, user_id, tick, limit, bar)
 
     def keyword_hits(
@@ -190,7 +171,7 @@ class CandidateSearch:
             wide = depth * config.candidate_multiplier
             dense = self._dense(rag, vector, wide, user_id, tick) if depth > 0 else []
             memories = [replace(m, dense_rank=rank) for rank, m in enumerate(dense, start=1)]
-            found[layer] = [_floored(m, bar) for m in self._adjusted(memories, bonuses=False)]
+            found[layer] = [floored(m, bar) for m in self._adjusted(memories, bonuses=False)]
         return found
 
     def _across_layers(
@@ -198,11 +179,13 @@ class CandidateSearch:
         vector: Vector,
         keyword_hits: KeywordHits,
         terms_count: int,
-        window: Window | None,
         user_id: str | None,
         tick: int,
         limit: int | None,
         bar: Bar | None,
+        *,
+        window: Window | None,
+        asked: Asked | None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         pool = self._pool(vector, keyword_hits, window, user_id, tick, limit)
         memories = [
@@ -211,11 +194,24 @@ class CandidateSearch:
         ]
         adjusted = self._adjusted(memories, bonuses=True)
         if window is not None:  # the question names a time: what happened then comes first
-            adjusted = _dated(adjusted, window)
+            adjusted = dated(adjusted, window)
+        later = self._said_later(asked, vector, user_id, tick) if asked is not None else None
+        if later is not None:  # the slot asked about was spoken of since its profile fact was set
+            adjusted = said_later(adjusted, later)
         found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
         for memory in adjusted:
-            found.setdefault(memory.entry.layer, []).append(_floored(memory, bar))
+            vouched = later is not None and memory.entry.id == later.entry.id
+            found.setdefault(memory.entry.layer, []).append(floored(memory, None if vouched else bar))
         return found
+
+    def _said_later(
+        self, asked: Asked, vector: Vector, user_id: str | None, tick: int
+    ) -> RetrievedMemory | None:
+        """The user's newest statement likely about the slot asked, made after its profile fact."""
+        rag = self.layers.get(Layer.TEMPORARY)
+        found = rag.said_later(asked.slot, asked.since, vector, user_id, tick) if rag is not None else []
+        found = [m for m in found if self._deep(Layer.TEMPORARY) or m.entry.layer != Layer.ARCHIVED]
+        return _revived(found[0]) if found else None
 
     def _pool(
         self,

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from memory.domain.importance import said_in
 from memory.domain.language import in_chinese
+from memory.domain.types import RetrievedMemory
 from memory.samples import background_sentences
 
 DENSE_SHARE = 0.5
@@ -103,3 +105,14 @@ class RelevanceFloor:
         top, mean = float(np.max(similarities)), float(np.mean(similarities))
         dense, keyword = (mean + share * (top - mean) + self.margin for share in (DENSE_SHARE, KEYWORD_SHARE))
         return dense, keyword
+
+
+def floored(memory: RetrievedMemory, bar: Bar | None) -> RetrievedMemory:
+    """``memory``, marked ``below_floor`` when it matches the query no better than ``bar``
+    (``None``: no floor)."""
+    matched = memory.keyword_rank is not None
+    # similarity 0.0 is a keyword hit not embedded yet (an index backlog): keywords vouch for it
+    if bar is None or (matched and memory.similarity == 0.0):
+        return memory
+    passes = bar.passes(memory.similarity, matched, said_in(memory.entry.content))
+    return memory if passes else replace(memory, below_floor=True)

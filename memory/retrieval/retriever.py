@@ -41,7 +41,7 @@ from memory.layers.rag import RagLayer
 from memory.record import keyword
 from memory.record.db import Database
 from memory.record.profile import ProfileTable
-from memory.retrieval import ranking
+from memory.retrieval import raised, ranking
 from memory.retrieval.candidates import CandidateSearch
 from memory.retrieval.profile_select import ProfileSelector
 from memory.retrieval.query_vector import query_vector_soon
@@ -163,7 +163,9 @@ class MemoryRetriever:
         self._catch_up()
         active = self._active_window(user_id)
         known = self._profile(user_id)
-        found = self._search(parsed, embedding, user_id, limit, now, floor, [e.content for e in active])
+        asked = raised.asked(parsed.latest, known) if self.config.mode == RetrievalMode.HYBRID else None
+        shown = [e.content for e in active]
+        found = self._search(parsed, embedding, user_id, limit, now, floor, shown, asked)
         facts = self._shown_facts(known, found.vector, set(found.keywords))
         replaced = self._replaced(user_id, found.memories) if known else []
         memories = slots.mark_superseded(found.memories, known, replaced)
@@ -194,6 +196,7 @@ class MemoryRetriever:
         now: datetime,
         floor: bool,
         shown: list[str],
+        asked: raised.Asked | None,
     ) -> _Searched:
         """The keyword and dense rankings, the floor and the selection; a failure of the store or
         the model gives no memories (``degraded``), never an exception."""
@@ -209,8 +212,9 @@ class MemoryRetriever:
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             searched.bar = bar = self.floor.bar(vector) if floored else None
             found = self.search.rank(
-                vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits
-            )
+                vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits,
+                asked=asked,
+            )  # fmt: skip
             found = ranking.distinct(found, shown)
         except Exception as exc:
             self._report_degraded(exc)

@@ -40,7 +40,6 @@ REMEMBERED = "remember"
 """The source of what a user or the model asked to remember explicitly."""
 STORED = "store"
 """The source of what a LangGraph store ``put`` wrote."""
-"""The source of a profile fact a plain statement set (:mod:`memory.domain.slots`)."""
 
 Record = Mapping[str, Any]
 NumberedRecord = tuple[int, Record | str]

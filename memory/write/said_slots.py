@@ -1,5 +1,6 @@
 """Slots the words alone missed, found when an interaction is indexed: its USE vector is at hand
-then, and the classifier reads both (:func:`memory.domain.slots.slots_with_vector`).
+then, and the classifier reads both (:func:`memory.domain.slots.slots_with_vector`). The slot each
+statement is likely about, sure or not, is stored then too (:func:`memory.domain.slots.likely_slots`).
 
 A write decides at once from the words; this second look comes when the interaction leaves the
 active window for the temporary layer and is embedded anyway (no extra model pass). It only adds
@@ -29,17 +30,23 @@ class SaidSlots:
         self.erased = erased
 
     def __call__(self, batch: Sequence[MemoryEntry], vectors: Sequence[Vector]) -> None:
+        told = [
+            (entry, vector, said_in(entry.content))
+            for entry, vector in zip(batch, vectors, strict=True)
+            if entry.source is None and entry.key is None and not entry.pinned  # an interaction
+        ]
+        told_vectors = [vector for _, vector, _ in told]
+        leaning = slots.likely_slots([said for *_, said in told], told_vectors)
+        leans = [(entry.id, slot) for (entry, _, _), slot in zip(told, leaning, strict=True) if slot]
         found = []
-        for entry, vector, maybe in zip(batch, vectors, slots.maybe_slots(vectors), strict=True):
-            if not maybe or entry.source is not None or entry.key is not None or entry.pinned:
-                continue  # no slot by the vector, or not an interaction
-            said = said_in(entry.content)
-            by_words, slot = slots.slots_with_vector(said, vector)
+        for (entry, vector, said), maybe in zip(told, slots.maybe_slots(told_vectors), strict=True):
+            by_words, slot = slots.slots_with_vector(said, vector) if maybe else (None, None)
             if slot is not None and by_words is None:
                 found.append((entry, slot, said))
-        if not found:
+        if not found and not leans:
             return
         with self.db.transaction() as conn:  # asked inside it: an erase comes first or waits
+            EntryTable.set_leaning(conn, leans)  # an entry erased meanwhile: no row to update
             alive = EntryTable.existing(conn, [entry.id for entry, _, _ in found])
             gone = self.erased.forgotten((statement_fact_id(e.id, slot) for e, slot, _ in found), conn)
             for entry, slot, said in found:

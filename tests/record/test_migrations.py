@@ -75,7 +75,7 @@ def test_an_older_record_is_migrated_and_keeps_every_row(
         ]
         assert manager.profile("alice")["home"].value == "杭州"
     assert _versions(path) == {
-        "schema:entries": "7",
+        "schema:entries": "9",
         "schema:journal": "2",
         "schema:profile": "4",
         "schema:tombstones": "1",
@@ -88,8 +88,8 @@ def test_an_older_record_is_migrated_and_keeps_every_row(
     conn.close()
     assert {"profile_value", "profile_now"} <= profile_indexes
     assert "entries_unindexed_scope" in indexes and "entries_unindexed" not in indexes
-    assert "entries_scope_time" in indexes
-    assert {"pinned", "importance", "key", "item", "line_vectors"} <= columns
+    assert {"entries_scope_time", "entries_leaning"} <= indexes
+    assert {"pinned", "importance", "key", "item", "line_vectors", "leans"} <= columns
     assert active != 1  # no longer read as "waiting to be indexed"
 
 
@@ -99,9 +99,9 @@ def test_a_record_of_a_newer_version_is_refused_and_left_as_it_is(
     path = _old_record(config)
     make_manager(background=False).close()
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema:entries'")
+        conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema:entries'")
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(StoreError, match=r"entries tables are at version 9.*newer"):
+    with pytest.raises(StoreError, match=r"entries tables are at version 10.*newer"):
         MemoryManager("karin", config, background=False)
     assert path.read_bytes() == before

@@ -157,16 +157,32 @@ def test_a_read_only_folder_opens_for_reading(
 def test_a_read_only_record_of_an_earlier_version_opens_without_the_new_indexes(
     config: MemoryConfig, readonly: ReadOnly
 ) -> None:
+    """Made before the speed indexes and the statements' leaning column: it opens and answers,
+    a question about a slot too."""
     folder = readonly[0]
     config = _in(config, folder)
     with MemoryManager("karin", config) as manager:
         manager.remember("我住在杭州", user_id="u1", key="home")
+        fill(manager, ["I moved into a flat by the river", *["今天天气真好"] * 12], user_id="u1")
+        manager.flush()
     database = next((folder / "memory_store").glob("*.sqlite3"))
-    with sqlite3.connect(database) as conn:  # as the versions before the speed indexes left it
-        for index in ("profile_value", "profile_now", "entries_scope_time"):
+    with sqlite3.connect(database) as conn:  # as the versions before them left it
+        for index in ("profile_value", "profile_now", "entries_scope_time", "entries_leaning"):
             conn.execute(f"DROP INDEX {index}")
+        conn.execute("ALTER TABLE entries DROP COLUMN leans")
         conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema:profile'")
         conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema:entries'")
     conn.close()
     files = _state_read_only(config, readonly)
+    asked = (
+        "from memory import MemoryManager, MemoryConfig\n"
+        "with MemoryManager('karin', MemoryConfig()) as manager:\n"
+        "    print(manager.retrieve_memories('Where do I live now?', user_id='u1').rag_text)\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", asked], capture_output=True, text=True, timeout=300, check=False,
+        env=config_env(config),
+    )  # fmt: skip
+    assert child.returncode == 0, child.stderr
+    assert "杭州" in child.stdout and "river" in child.stdout
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files

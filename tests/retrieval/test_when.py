@@ -108,7 +108,7 @@ def test_a_time_told_at_another_time_outranks_a_window_lifted_only_by_its_own_ra
     the question's words best (the window's ranking lifts each memory made then, and small talk
     a chat keeps recalling stays significant): the statement that names the time still comes."""
     from memory.domain.types import Layer, MemoryEntry, RetrievedMemory
-    from memory.retrieval.candidates import _dated
+    from memory.retrieval.raised import dated as _dated
 
     def memory(text: str, day: str, score: float, dense: int, keyword: int | None) -> RetrievedMemory:
         made = datetime.fromisoformat(day).replace(tzinfo=UTC)

@@ -11,6 +11,7 @@ from helpers.store import fill
 from memory import Layer, MemoryManager
 from memory.domain.formatter import HISTORY_MARKS
 from memory.domain.slots import slot_of
+from memory.retrieval.raised import RAISED
 
 CHAT = ["今天天气真好", "晚饭吃了面条", "周末去公园散步了", "最近在追一部剧", "下午有点困"]
 
@@ -223,3 +224,22 @@ def test_a_summary_made_after_the_change_marks_only_what_surely_came_before() ->
     car = ProfileFact(id="f2", key="car", value="我把车换成了一辆理想L7", since=changed, source="said")
     assert outdated_lines(unsure, made, {"car": car}, {}) == ()
     assert outdated_lines(unsure, changed - timedelta(hours=1), {"car": car}, {}) == (unsure,)
+
+
+def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothing(
+    make_manager, config
+) -> None:
+    """The classifier is not sure enough of the newer statement for it to set the commute, but
+    its words and its vector both lean to it: a question about the commute shows it first,
+    beside the fact it may have replaced."""
+    new_statement = "现在基本都是地铁。"
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, ["I take the bus to work", *CHAT, new_statement, *CHAT * 4])
+    manager.flush()
+    assert manager.profile()["commute"].value == "I take the bus to work"  # it set nothing
+    for question in ("我现在怎么上班？", "How do I get to work now?"):
+        first = manager.retrieve_memories(question).memories[0]
+        assert new_statement in first.entry.content and not first.superseded
+    other = manager.retrieve_memories("我住在哪里？").memories  # another slot: nothing raised
+    assert other and all(m.score < RAISED for m in other)

@@ -97,6 +97,14 @@ def _unindexed_by_scope(conn: Connection) -> None:
     conn.execute("DROP INDEX IF EXISTS entries_unindexed")  # the new one's first columns
 
 
+def _leaning(conn: Connection) -> None:
+    """The slot an interaction's statement is likely about (:func:`memory.domain.slots.likely_slots`),
+    stored when it is indexed; rows indexed before this column lean nowhere. Only reads use it: a
+    read-only record made before it is read without it (see :attr:`EntryTable.leaning_stored`)."""
+    if not conn.read_only:
+        add_column(conn, "entries", "leans", "TEXT")
+
+
 def _legacy(conn: Connection) -> int:
     columns = conn.columns("entries")
     if not columns:
@@ -118,6 +126,11 @@ install = Migrations(
         _unindexed_by_scope,
         # a retrieval that names a time reads its scope's rows of that window, newest first
         speed_index("CREATE INDEX IF NOT EXISTS entries_scope_time ON entries(scope, created_at)"),
+        _leaning,
+        speed_index(
+            "CREATE INDEX IF NOT EXISTS entries_leaning ON entries(scope, leans, created_at) "
+            "WHERE leans IS NOT NULL"
+        ),
     ),
     legacy=_legacy,
 )

@@ -1,7 +1,9 @@
-"""The derived-store states of ``entries`` rows: waiting for the vector index, for the archive file."""
+"""What is derived from ``entries`` rows: their states in the derived stores (waiting for the vector
+index, for the archive file), and the slot each indexed interaction leans to."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 
 from memory.domain.types import ExportState, IndexState, Layer, MemoryEntry, user_of
@@ -11,7 +13,7 @@ from memory.record.entries.schema import COLUMNS, HOME, SEARCHED, entry_of
 
 
 class DerivedStates:
-    """Reads and sets :class:`IndexState` and :class:`ExportState` of entries."""
+    """Reads and sets :class:`IndexState` and :class:`ExportState` of entries, and their leaning."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -127,3 +129,28 @@ class DerivedStates:
         """Move archived entries to an export state in one transaction."""
         with self.db.transaction() as conn:
             conn.executemany("UPDATE entries SET exported = ? WHERE id = ?", [(int(state), i) for i in ids])
+
+    @functools.cached_property
+    def leaning_stored(self) -> bool:
+        """Whether the record has the ``leans`` column: a read-only one made before it has not
+        (only SQLite opens read-only)."""
+        found = "SELECT COUNT(*) FROM pragma_table_info('entries') WHERE name = 'leans'"
+        return not self.db.read_only or bool(self.db.query(found)[0][0])
+
+    def newest_leaning(self, layer: Layer, scope: str, slot: str, after: float, limit: int) -> list[str]:
+        """Ids of one scope's entries of a layer (its cold ones included) stored as leaning to
+        ``slot`` and made after ``after`` (epoch seconds), newest first, at most ``limit``."""
+        if not self.leaning_stored:
+            return []
+        rows = self.db.query(
+            f"SELECT id FROM entries WHERE scope = ? AND leans = ? AND created_at > ? AND {HOME} "
+            "ORDER BY created_at DESC LIMIT ?",
+            (scope, slot, after, layer.value, Layer.ARCHIVED.value, layer.value, limit),
+        )
+        return [str(r[0]) for r in rows]
+
+    @staticmethod
+    def set_leaning(conn: Connection, leaning: Sequence[tuple[str, str]]) -> None:
+        """Store ``(entry id, slot)``: the slot each entry's statement is likely about."""
+        if leaning:
+            conn.executemany("UPDATE entries SET leans = ? WHERE id = ?", [(slot, i) for i, slot in leaning])
