@@ -57,7 +57,11 @@ class TemporaryConfig(Section):
     significance_threshold: Float = Field(0.1, ge=0, lt=1, description="below this: the cold tier")
     decay_coefficient: Float = Field(0.95, gt=0, le=1, description="per retrieval tick: s * c")
     importance: Bool = Field(True, description="start from the importance estimate, not a flat value")
-    slots: Bool = Field(True, description="a plain statement of home, job, ... sets that profile fact")
+    slots: Bool = Field(
+        True,
+        description="a plain statement of home, job, ... sets that profile fact; "
+        "a newer one it is unsure of is shown first for a question about it",
+    )
 
     @model_validator(mode="after")
     def _threshold_below_initial(self) -> TemporaryConfig:
