@@ -33,11 +33,10 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 def _fill_up(folder: Path) -> Path:
     """A file taking all but a little of the disk's free space."""
     filler = folder / "filler.bin"
-    with filler.open("wb") as handle:
+    with filler.open("wb", buffering=0) as handle:  # unbuffered: nothing left over for close to write
         try:
             while True:
                 handle.write(b"\0" * 65536)
-                handle.flush()
         except OSError:
             pass
     return filler
