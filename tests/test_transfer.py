@@ -12,6 +12,7 @@ from helpers.store import Clock, fill, write_persona
 from memory import InvalidInputError, Layer, MemoryManager
 from memory.cli import main
 from memory.errors import ImportFileError
+from memory.retrieval.raised import RAISED
 
 QUERIES = [("我喜欢什么运动？", "u1"), ("猫叫什么", "u1"), ("coffee", "u2"), ("吉他", None), ("过敏", "u1")]
 QUERIES += [("How do I get to work now?", "u3")]  # the statement it leans to, found again after import
@@ -30,7 +31,9 @@ async def _lived_in(manager: MemoryManager, clock: Clock) -> None:
     manager.as_store().put(("memories", "u1"), "pref", {"content": "喜欢手冲咖啡", "source": "agent"})
     fill(manager, ["I drink coffee every morning", "My dog is called Rex"], user_id="u2")
     fill(manager, ["大家好，我是新来的"])
-    fill(manager, ["I take the bus to work", LATER, *["今天天气真好"] * 10], user_id="u3")
+    fill(manager, ["I take the bus to work"], user_id="u3")
+    clock.advance(hours=1)  # said after the commute's fact
+    fill(manager, [LATER, *["今天天气真好"] * 10], user_id="u3")
     for _ in range(12):
         clock.advance(hours=1)
         manager.retrieve("随便聊聊天气", user_id="u1")  # decay ticks: some memories go cold
@@ -94,7 +97,8 @@ async def test_export_then_import_gives_the_same_retrievals(make_manager, config
         restored.flush(enrich=True)  # the same vectors: each full, not one side still cheap
         assert _seen(restored) == _seen(original)  # each retrieval ticks both the same way
         for manager in (original, restored):  # the same tick on both
-            assert LATER in manager.retrieve_memories(QUERIES[-1][0], user_id="u3").memories[0].entry.content
+            first = manager.retrieve_memories(QUERIES[-1][0], user_id="u3").memories[0]
+            assert LATER in first.entry.content and first.score >= RAISED  # raised: its leaning came along
         again_a, again_b = tmp_path / "a2.jsonl", tmp_path / "b2.jsonl"
         original.export_memories(again_a)
         restored.export_memories(again_b)
