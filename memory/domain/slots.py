@@ -42,7 +42,7 @@ LEAN_FLOOR = 0.1
 shown as history (:func:`leaning_slot`)."""
 LIKELY_FLOOR = 0.5
 """Least chance of the likeliest slot by the words, whatever the chance of none, for a statement
-to be likely about it and for a query to ask about it (:func:`likely_slots`, :func:`asked_slot`).
+to be likely about it and for a query to ask about it (:func:`vector_looks`, :func:`asked_slot`).
 On the tune half's statements, 19 of its 1,300 small-talk turns lean (2 distinct lines) and one
 of the three updates the classifier missed; at 0.4, 28 turns (5 lines) and one more update."""
 MIN_QUOTE_CHARS = 4
@@ -72,40 +72,37 @@ def leaning_slot(text: str) -> str | None:
     return slot_model.shipped().leaning(statement, LEAN_FLOOR)
 
 
-def likely_slots(texts: Sequence[str], vectors: Sequence[object]) -> list[str | None]:
-    """Per statement, with the USE vector of its interaction as indexed: the slot it is likely
-    about, sure enough or not to set it. Its words' likeliest slot from :data:`LIKELY_FLOOR`
-    (whatever the chance of none), when the vector's own regression likes that slot best too:
-    two views of the statement that agree. What an indexed interaction is stored as leaning to,
-    so that a question about the slot finds the newest such statement ("Lately it's oat flat
-    whites every morning for me", said after an older favourite drink) when no ranking would."""
+def vector_looks(texts: Sequence[str], vectors: Sequence[object]) -> list[tuple[bool, str | None]]:
+    """Per statement, with the USE vector of its interaction as indexed (one product for a batch,
+    before any statement's words are read for it):
+
+    - whether it may set a slot by :func:`slots_with_vector` (the vector's own regression gives
+      some slot at least :data:`HEAD_GATE`);
+    - the slot it is likely about, sure enough or not to set it: its words' likeliest slot from
+      :data:`LIKELY_FLOOR` (whatever the chance of none), when the vector's regression likes that
+      slot best too (two views of the statement that agree). What an indexed interaction is
+      stored as leaning to, so that a question about the slot finds the newest such statement
+      ("Lately it's oat flat whites every morning for me", said after an older favourite drink)
+      when no ranking would."""
     model = slot_model.shipped()
     chances = model.head_chances(vectors) if vectors else None
     if chances is None:
-        return [None] * len(texts)
+        return [(False, None)] * len(texts)
 
-    def agreed(text: str, by_vector: Sequence[float]) -> str | None:
+    def look(text: str, by_vector: Sequence[float]) -> tuple[bool, str | None]:
+        maybe = bool(max(by_vector[: len(SLOTS)]) >= HEAD_GATE)
         statement = text.strip()
         slot = None if not statement or is_question(statement) else model.leaning(statement, LIKELY_FLOOR)
-        return slot if slot is not None and SLOTS[int(np.argmax(by_vector[: len(SLOTS)]))] == slot else None
+        agreed = slot is not None and SLOTS[int(np.argmax(by_vector[: len(SLOTS)]))] == slot
+        return maybe, slot if agreed else None
 
-    return [agreed(text, row) for text, row in zip(texts, chances, strict=True)]
+    return [look(text, row) for text, row in zip(texts, chances, strict=True)]
 
 
 def asked_slot(query: str) -> str | None:
     """The slot a query (a question or not) is likely about by its words (:data:`LIKELY_FLOOR`)."""
     text = query.strip()
     return slot_model.shipped().leaning(text, LIKELY_FLOOR) if text else None
-
-
-def maybe_slots(vectors: Sequence[object]) -> list[bool]:
-    """Per USE vector, whether its interaction may set a slot by :func:`slots_with_vector` (the
-    vector's own regression gives some slot at least :data:`HEAD_GATE`): one product for a batch,
-    before any statement's words are read."""
-    chances = slot_model.shipped().head_chances(vectors) if vectors else None
-    if chances is None:
-        return [False] * len(vectors)
-    return [bool(row[:-1].max() >= HEAD_GATE) for row in chances]
 
 
 def slots_with_vector(text: str, vector: object) -> tuple[str | None, str | None]:

@@ -3,7 +3,7 @@
 - A time the query names ("what did I do in April?"): the memories made then
   (:func:`dated`), beside their own ranking by similarity.
 - A slot of the user's life the query asks about ("what's my favourite drink now?"): the user's
-  newest statement likely about it (:func:`memory.domain.slots.likely_slots`, stored when it was
+  newest statement likely about it (:func:`memory.domain.slots.vector_looks`, stored when it was
   indexed), when it is newer than the slot's current profile fact (:class:`Asked`). A statement
   the classifier was not sure enough of to set the slot ("Lately it's oat flat whites every
   morning for me") is often found by neither ranking: the embedders do not tie it to the question.

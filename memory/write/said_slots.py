@@ -1,6 +1,6 @@
 """Slots the words alone missed, found when an interaction is indexed: its USE vector is at hand
 then, and the classifier reads both (:func:`memory.domain.slots.slots_with_vector`). The slot each
-statement is likely about, sure or not, is stored then too (:func:`memory.domain.slots.likely_slots`).
+statement is likely about, sure or not, is stored then too (:func:`memory.domain.slots.vector_looks`).
 
 A write decides at once from the words; this second look comes when the interaction leaves the
 active window for the temporary layer and is embedded anyway (no extra model pass). It only adds
@@ -35,11 +35,10 @@ class SaidSlots:
             for entry, vector in zip(batch, vectors, strict=True)
             if entry.source is None and entry.key is None and not entry.pinned  # an interaction
         ]
-        told_vectors = [vector for _, vector, _ in told]
-        leaning = slots.likely_slots([said for *_, said in told], told_vectors)
-        leans = [(entry.id, slot) for (entry, _, _), slot in zip(told, leaning, strict=True) if slot]
+        looks = slots.vector_looks([said for *_, said in told], [vector for _, vector, _ in told])
+        leans = [(entry.id, slot) for (entry, _, _), (_, slot) in zip(told, looks, strict=True) if slot]
         found = []
-        for (entry, vector, said), maybe in zip(told, slots.maybe_slots(told_vectors), strict=True):
+        for (entry, vector, said), (maybe, _) in zip(told, looks, strict=True):
             by_words, slot = slots.slots_with_vector(said, vector) if maybe else (None, None)
             if slot is not None and by_words is None:
                 found.append((entry, slot, said))

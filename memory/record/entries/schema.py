@@ -98,7 +98,7 @@ def _unindexed_by_scope(conn: Connection) -> None:
 
 
 def _leaning(conn: Connection) -> None:
-    """The slot an interaction's statement is likely about (:func:`memory.domain.slots.likely_slots`),
+    """The slot an interaction's statement is likely about (:func:`memory.domain.slots.vector_looks`),
     stored when it is indexed; rows indexed before this column lean nowhere. Only reads use it: a
     read-only record made before it is read without it (see :attr:`EntryTable.leaning_stored`)."""
     if not conn.read_only:
