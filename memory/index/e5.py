@@ -16,7 +16,8 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
@@ -189,7 +190,24 @@ class BlendedEmbeddings(Embeddings):
             return []
         self._load_e5_soon()
         use = self._use.embed_documents(texts)
-        # a dialogue's newest words are at its end
-        cut = [text[-E5_MAX_CHARS:] for text in texts]
-        e5 = self._e5.encode(cut, as_query=True, last_tokens=E5_QUERY_TOKENS)
-        return self._blend(use, e5, self._query_means, texts)
+        return self._blend(use, self._e5_queries(texts), self._query_means, texts)
+
+    def _e5_queries(self, texts: list[str]) -> Any:
+        cut = [text[-E5_MAX_CHARS:] for text in texts]  # a dialogue's newest words are at its end
+        return self._e5.encode(cut, as_query=True, last_tokens=E5_QUERY_TOKENS)
+
+    def embed_queries_soon(self, texts: list[str], threads: Executor) -> Callable[[], list[list[float]]]:
+        """:meth:`embed_queries` in two halves: E5's pass starts now on ``threads``; the call
+        returned computes USE's half on the caller's thread, then blends. USE is numpy, many
+        small steps: on another thread each step would wait for the interpreter lock while the
+        caller runs Python (ten times slower beside a busy caller)."""
+        if not texts:
+            return list
+        self._load_e5_soon()
+        e5 = threads.submit(self._e5_queries, texts)
+
+        def finish() -> list[list[float]]:
+            use = self._use.embed_documents(texts)
+            return self._blend(use, e5.result(), self._query_means, texts)
+
+        return finish

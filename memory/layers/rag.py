@@ -87,9 +87,13 @@ class RagLayer:
         return RetrievedMemory(entry, similarity, similarity, self.current_significance(entry, tick))
 
     def dense_ranking(
-        self, vector: Vector, depth: int, user_id: str | None, tick: int
+        self, vector: Vector, depth: int, user_id: str | None, tick: int, *, read: Fetched | None = None
     ) -> list[RetrievedMemory]:
-        """Up to ``depth`` live entries nearest to ``vector``, best first (score = similarity)."""
+        """Up to ``depth`` live entries nearest to ``vector``, best first (score = similarity).
+
+        Args:
+            read: entries of this retrieval read already (its keyword hits): not read again.
+        """
         if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
             return []  # an empty collection still costs a query
         hits = self._nearest(vector, depth, scope_of(user_id))
@@ -99,7 +103,9 @@ class RagLayer:
         hits = [*hits, *unindexed]
         # SQLite is the truth: it says whether a vector's entry is hot here or cold (forgotten
         # from here: deep recall); an id SQLite does not hold is skipped
-        by_id = {e.id: e for e in self.table.by_ids(None, [h.id for h in hits]) if self.accepts(e)}
+        by_id = {e.id: e for e in read.live} if read is not None else {}
+        unread = [h.id for h in hits if h.id not in by_id]
+        by_id.update((e.id, e) for e in self.table.by_ids(None, unread) if self.accepts(e))
         fresh = {h.id for h in unindexed}
         return [
             self._found(by_id[h.id], h.similarity, tick, provisional=h.id in fresh)

@@ -27,7 +27,7 @@ from memory.errors import StaticMemoryError
 from memory.index.scoped import ScopedStores, closest, unit_matrix
 from memory.index.vector import Vector
 from memory.index.vectors import VectorStore
-from memory.layers.rag import RagLayer
+from memory.layers.rag import Fetched, RagLayer
 from memory.record import keyword
 from memory.record.entries import EntryTable
 
@@ -184,7 +184,7 @@ class StaticLayer(RagLayer):
         return len(new)
 
     def dense_ranking(
-        self, vector: Vector, depth: int, user_id: str | None, tick: int
+        self, vector: Vector, depth: int, user_id: str | None, tick: int, *, read: Fetched | None = None
     ) -> list[RetrievedMemory]:
         """Exact cosine search over the preset memories, held in memory (they are few and fixed)."""
         if depth <= 0:
@@ -192,7 +192,7 @@ class StaticLayer(RagLayer):
         if self._matrix is None:
             self._matrix = self._load_matrix()
             if self._matrix is None:
-                return super().dense_ranking(vector, depth, user_id, tick)
+                return super().dense_ranking(vector, depth, user_id, tick, read=read)
         entries, matrix = self._matrix
         if not entries:
             return []

@@ -2,25 +2,23 @@
 
 Hybrid mode (the default) ranks across layers: each layer's dense hits (Chroma) join one ranking
 by cosine similarity (one embedder, so comparable), its keyword hits (FTS5 bm25) one keyword
-ranking, and the two are fused: by reciprocal rank (the default) or by relative scores
-(similarity placed between the candidates' lowest and highest, plus bm25 over its best). A
-summary and a chat memory then compete for a slot on the same score. The keyword ranking weighs less as the
-query's words grow many (a whole dialogue carries many words that do not matter). Quota and
-weighted modes rank each layer on its own by similarity.
+ranking, and the two are fused (:mod:`memory.retrieval.fusion`). A summary and a chat memory then
+compete for a slot on the same score. Quota and weighted modes rank each layer on its own by
+similarity.
 
 Deep recall: a layer's forgotten (cold) entries keep their vectors and keyword rows, so the same
 rankings cover both tiers, and SQLite says which tier each hit is in. Newer memories get a small
 recency bonus, important ones an importance bonus, cold ones an optional tier penalty
-(:func:`memory.retrieval.ranking.adjust`); a cold memory returned is ``revived``. Every candidate is marked
-``below_floor`` when it matches no better than small talk (:mod:`memory.retrieval.relevance`). A
-time the query names, or a slot of the user's life it asks about, raises the memories it points at
-above the rest (:mod:`memory.retrieval.raised`).
+(:func:`memory.retrieval.ranking.adjusted_scores`); a cold memory returned is ``revived``. Every
+candidate is marked ``below_floor`` when it matches no better than small talk
+(:mod:`memory.retrieval.relevance`). A time the query names, or a slot of the user's life it asks
+about, raises the memories it points at above the rest (:mod:`memory.retrieval.raised`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from memory.config import RetrievalConfig, RetrievalMode
@@ -30,6 +28,7 @@ from memory.index.vector import Vector
 from memory.layers.rag import Fetched, RagLayer
 from memory.record import keyword
 from memory.retrieval import ranking
+from memory.retrieval.fusion import Pool, fused
 from memory.retrieval.raised import Asked, dated, said_later
 from memory.retrieval.relevance import Bar, floored
 
@@ -48,16 +47,6 @@ def _revived(memory: RetrievedMemory, **changes: Any) -> RetrievedMemory:
     return replace(memory, **changes) if changes else memory
 
 
-@dataclass(frozen=True)
-class _Pool:
-    """The candidates of one retrieval across layers, before fusion."""
-
-    dense: list[RetrievedMemory]
-    timed: list[RetrievedMemory]
-    hits: list[tuple[str, float]]
-    by_id: dict[str, RetrievedMemory]
-
-
 class CandidateSearch:
     """Ranks the candidates of every layer for one query.
 
@@ -65,7 +54,7 @@ class CandidateSearch:
         layers: the searchable layers.
         config: the ``retrieval`` section (mode, caps, quotas, fusion and tier weights, ``deep_recall``).
         keywords: the keyword index (statistics per scope).
-        two_tiers: the embedder has two tiers (:func:`memory.retrieval.ranking.keyword_weight`).
+        two_tiers: the embedder has two tiers (:func:`memory.retrieval.fusion.keyword_weight`).
     """
 
     def __init__(
@@ -139,9 +128,15 @@ class CandidateSearch:
         return ranking.depth_of(config.mode, layer, config.quotas, config.caps, max(limit or 0, config.top_k))
 
     def _dense(
-        self, rag: RagLayer, vector: Vector, wide: int, user_id: str | None, tick: int
+        self,
+        rag: RagLayer,
+        vector: Vector,
+        wide: int,
+        user_id: str | None,
+        tick: int,
+        read: Fetched | None = None,
     ) -> list[RetrievedMemory]:
-        dense = rag.dense_ranking(vector, wide, user_id, tick)
+        dense = rag.dense_ranking(vector, wide, user_id, tick, read=read)
         if not self._deep(rag.layer):  # forgotten means out of reach
             dense = [m for m in dense if m.entry.layer != Layer.ARCHIVED]
         return dense
@@ -149,15 +144,14 @@ class CandidateSearch:
     def _deep(self, layer: Layer) -> bool:
         return self.config.deep_recall and layer in DEEP_LAYERS
 
-    def _adjusted(self, memories: list[RetrievedMemory], *, bonuses: bool) -> list[RetrievedMemory]:
-        """Revived where cold, above ``min_similarity``, rescored
-        (:func:`memory.retrieval.ranking.adjust`)."""
+    def _adjusted(self, memories: list[RetrievedMemory]) -> list[RetrievedMemory]:
+        """Revived where cold, above ``min_similarity``, the cold tier's penalty applied
+        (:func:`memory.retrieval.ranking.adjust`, no bonuses)."""
         config = self.config
         return ranking.adjust(
             [_revived(m) for m in memories if m.similarity >= config.min_similarity],
             cold_weight=config.cold_weight,
-            recency_weight=config.recency_weight if bonuses else 0.0,
-            importance_weight=config.importance_weight if bonuses else 0.0,
+            recency_weight=0.0,
             rrf_k=config.rrf_k,
         )
 
@@ -171,7 +165,7 @@ class CandidateSearch:
             wide = depth * config.candidate_multiplier
             dense = self._dense(rag, vector, wide, user_id, tick) if depth > 0 else []
             memories = [replace(m, dense_rank=rank) for rank, m in enumerate(dense, start=1)]
-            found[layer] = [floored(m, bar) for m in self._adjusted(memories, bonuses=False)]
+            found[layer] = [floored(m, bar) for m in self._adjusted(memories)]
         return found
 
     def _across_layers(
@@ -188,11 +182,25 @@ class CandidateSearch:
         asked: Asked | None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         pool = self._pool(vector, keyword_hits, window, user_id, tick, limit)
-        memories = [
-            _revived(pool.by_id[f.id], score=f.score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
-            for f in self._fused(pool, terms_count)
-        ]
-        adjusted = self._adjusted(memories, bonuses=True)
+        config = self.config
+        ranked = fused(pool, config, terms_count, two_tiers=self.two_tiers)
+        kept = [(pool.by_id[f.id], f) for f in ranked if pool.by_id[f.id].similarity >= config.min_similarity]
+        scores = ranking.adjusted_scores(
+            [m for m, _ in kept],
+            [f.score for _, f in kept],
+            cold_weight=config.cold_weight,
+            recency_weight=config.recency_weight,
+            importance_weight=config.importance_weight,
+            rrf_k=config.rrf_k,
+        )
+        adjusted = sorted(
+            (
+                _revived(m, score=score, dense_rank=f.dense_rank, keyword_rank=f.keyword_rank)
+                for (m, f), score in zip(kept, scores, strict=True)
+            ),
+            key=lambda m: m.score,
+            reverse=True,
+        )
         if window is not None:  # the question names a time: what happened then comes first
             adjusted = dated(adjusted, window)
         later = self._said_later(asked, vector, user_id, tick) if asked is not None else None
@@ -221,7 +229,7 @@ class CandidateSearch:
         user_id: str | None,
         tick: int,
         limit: int | None,
-    ) -> _Pool:
+    ) -> Pool:
         """Every layer's dense candidates, keyword hits and memories of a named time, in one pool."""
         config = self.config
         dense: list[RetrievedMemory] = []
@@ -234,8 +242,8 @@ class CandidateSearch:
             if depth <= 0:
                 continue
             wide = depth * config.candidate_multiplier
-            layer_dense = self._dense(rag, vector, wide, user_id, tick)
             layer_hits, fetched[id(rag)] = keyword_hits.get(layer, ([], NOTHING))
+            layer_dense = self._dense(rag, vector, wide, user_id, tick, fetched[id(rag)])
             if window is not None and layer in DEEP_LAYERS:
                 timed.extend(rag.window_ranking(vector, window, wide, user_id, tick))
             dense.extend(layer_dense)
@@ -263,33 +271,4 @@ class CandidateSearch:
             (m for i, m in by_id.items() if i in found_dense or m.similarity >= lowest),
             key=lambda m: (-round(m.similarity, 6), m.entry.content, m.entry.id),
         )
-        return _Pool(dense, timed, hits, by_id)
-
-    def _fused(self, pool: _Pool, terms_count: int) -> list[ranking.Fused]:
-        """The pool's dense and keyword rankings fused (score or rank fusion)."""
-        config = self.config
-        trust = ranking.keyword_trust(terms_count, config.keyword_terms)
-        weight = ranking.keyword_weight(config.keyword_weight, two_tiers=False) * trust
-        if config.fusion != "score":
-            return ranking.fuse(
-                [m.entry.id for m in pool.dense],
-                [entry_id for entry_id, _ in pool.hits],
-                extra_ids=[m.entry.id for m in pool.timed],
-                rrf_k=config.rrf_k,
-                keyword_weight=weight,
-                top_k=len(pool.by_id),
-            )
-        # a memory still waiting for its full vector keeps the keyword weight of one tier
-        enriched = ranking.keyword_weight(config.keyword_weight, two_tiers=self.two_tiers) * trust
-        pending = (
-            {i: weight for i, m in pool.by_id.items() if m.entry.provisional} if enriched != weight else None
-        )
-        return ranking.fuse_scores(
-            [(m.entry.id, m.similarity) for m in pool.dense],
-            pool.hits,
-            {entry_id: m.similarity for entry_id, m in pool.by_id.items()},
-            keyword_weight=enriched,
-            keyword_weights=pending,
-            scale=1.0 / (config.rrf_k + 1),
-            extra=[m.entry.id for m in pool.timed],
-        )
+        return Pool(dense, timed, hits, by_id)

@@ -4,7 +4,8 @@ its turns, the newest counting most (:mod:`memory.domain.dialogue` says what a q
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -28,10 +29,36 @@ def _query_threads() -> ThreadPoolExecutor:
         return _threads
 
 
-def query_vector_soon(query: Query, embeddings: Embeddings, max_chars: int) -> Future[list[float]]:
-    """:func:`query_vector` computed on the query threads (the models run outside the
-    interpreter lock while the caller reads the record)."""
-    return _query_threads().submit(query_vector, query, embeddings, max_chars)
+def query_vector_soon(query: Query, embeddings: Embeddings, max_chars: int) -> Callable[[], list[float]]:
+    """The query's vector, started now on the query threads (the models run outside the
+    interpreter lock while the caller reads the record); the call returned finishes it: one
+    embedding of a plain query; for a dialogue, the mean direction of the whole conversation and
+    of its turns weighted newest first (one embedding call). ``max_chars``: characters of a text
+    embedded (a dialogue's whole text keeps its newest ones).
+
+    A model that embeds in two halves (``embed_queries_soon``: the blend) runs on those
+    threads only the half that leaves the interpreter lock free, and the other on the caller's."""
+    texts = _texts(query, max_chars)
+    start = getattr(embeddings, "embed_queries_soon", None)
+    if start is not None:
+        finish: Callable[[], list[list[float]]] = start(texts, _query_threads())
+    else:
+        finish = _query_threads().submit(_embed, query, texts, embeddings).result
+    return lambda: _combined(query, finish())
+
+
+def _texts(query: Query, max_chars: int) -> list[str]:
+    if not query.is_dialogue:
+        return [query.text[:max_chars]]
+    return [query.text[-max_chars:], *(turn[:max_chars] for turn in query.turns)]
+
+
+def _embed(query: Query, texts: list[str], embeddings: Embeddings) -> list[list[float]]:
+    if not query.is_dialogue:
+        return [embeddings.embed_query(texts[0])]
+    # a model that embeds queries and documents apart (E5) says so with ``embed_queries``
+    embed = getattr(embeddings, "embed_queries", embeddings.embed_documents)
+    return list(embed(texts))
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -39,20 +66,12 @@ def _unit(vector: np.ndarray) -> np.ndarray:
     return vector / norm if norm > 0 else vector
 
 
-def query_vector(query: Query, embeddings: Embeddings, max_chars: int) -> list[float]:
-    """The query's vector: one embedding of a plain query; for a dialogue, the mean direction of
-    the whole conversation and of its turns weighted newest first (one embedding call).
-
-    Args:
-        max_chars: characters of a text embedded (a dialogue's whole text keeps its newest ones).
-    """
+def _combined(query: Query, vectors: list[list[float]]) -> list[float]:
+    """A plain query's one vector; a dialogue's whole and newest-first turns, one direction."""
     if not query.is_dialogue:
-        return embeddings.embed_query(query.text[:max_chars])
-    texts = [query.text[-max_chars:], *(turn[:max_chars] for turn in query.turns)]
-    # a model that embeds queries and documents apart (E5) says so with ``embed_queries``
-    embed = getattr(embeddings, "embed_queries", embeddings.embed_documents)
-    vectors = np.asarray(embed(texts), dtype=np.float64)
-    whole, turns = _unit(vectors[0]), vectors[1:]
+        return vectors[0]
+    matrix = np.asarray(vectors, dtype=np.float64)
+    whole, turns = _unit(matrix[0]), matrix[1:]
     weights = OLDER_TURN_WEIGHT ** np.arange(len(turns) - 1, -1, -1, dtype=np.float64)
     norms = np.maximum(np.linalg.norm(turns, axis=1, keepdims=True), 1e-12)
     recent = _unit((weights[:, None] * (turns / norms)).sum(axis=0))

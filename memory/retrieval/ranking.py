@@ -1,126 +1,22 @@
-"""Pure ranking rules of a retrieval: score and reciprocal-rank fusion, hybrid / quota / weighted selection.
+"""Pure ranking rules of a retrieval: tier penalty and bonuses, one interaction per thing said,
+hybrid / quota / weighted selection.
 
 Values in, values out: no store, no clock. The retriever gathers each layer's dense and keyword
-rankings, then asks this module which memories to return and with what score.
+rankings, fuses them (:mod:`memory.retrieval.fusion`), then asks this module which memories to
+return and with what score.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from memory.config import RetrievalMode
 from memory.domain.importance import said_in
 from memory.domain.types import Layer, RetrievedMemory
-
-
-@dataclass(frozen=True)
-class Fused:
-    """One id's place after fusing a dense and a keyword ranking (ranks are 1-based)."""
-
-    id: str
-    score: float
-    dense_rank: int | None
-    keyword_rank: int | None
-
-
-def fuse(
-    dense_ids: Sequence[str],
-    keyword_ids: Sequence[str],
-    *,
-    rrf_k: int,
-    keyword_weight: float = 1.0,
-    top_k: int,
-    extra_ids: Sequence[str] = (),
-) -> list[Fused]:
-    """Reciprocal-rank fusion, best ``top_k`` first: ``sum(weight / (rrf_k + rank))``.
-
-    The dense ranking weighs 1, and so does ``extra_ids`` (the memories of a time window the
-    query names, best match first); ties keep the dense ranking's order, then the keyword one's.
-    """
-    scores: dict[str, float] = {}
-    dense_rank = {entry_id: rank for rank, entry_id in enumerate(dense_ids, start=1)}
-    keyword_rank = {entry_id: rank for rank, entry_id in enumerate(keyword_ids, start=1)}
-    extra_rank = {entry_id: rank for rank, entry_id in enumerate(extra_ids, start=1)}
-    for ranks, weight in ((dense_rank, 1.0), (keyword_rank, keyword_weight), (extra_rank, 1.0)):
-        for entry_id, rank in ranks.items():
-            scores[entry_id] = scores.get(entry_id, 0.0) + weight / (rrf_k + rank)
-    best = sorted(scores, key=lambda i: scores[i], reverse=True)[:top_k]
-    return [Fused(i, scores[i], dense_rank.get(i), keyword_rank.get(i)) for i in best]
-
-
-def fuse_scores(
-    dense: Sequence[tuple[str, float]],
-    keyword: Sequence[tuple[str, float]],
-    similarity: Mapping[str, float],
-    *,
-    keyword_weight: float,
-    scale: float,
-    extra: Sequence[str] = (),
-    keyword_weights: Mapping[str, float] | None = None,
-) -> list[Fused]:
-    """Relative-score fusion, best first: ``scale x (d + keyword_weight x k + t)``.
-
-    ``d`` is a candidate's cosine similarity placed between the dense ranking's lowest (0) and
-    highest (1), ``k`` its bm25 score over the keyword ranking's best (0 when keywords missed
-    it). Unlike reciprocal ranks, a clear winner keeps its lead, and a memory found by keywords
-    alone still counts its similarity.
-
-    Args:
-        dense: ``(id, similarity)``, best first.
-        keyword: ``(id, bm25 score)``, best first.
-        similarity: every candidate's similarity (keyword-only ones too).
-        extra: the memories of a time window the query names, best match first: ``t`` falls
-            from 1 (the first) toward 0 (0 outside the window).
-        keyword_weights: the keyword weight of some candidates, in place of ``keyword_weight``.
-        scale: puts the scores on the scale of the bonuses :func:`adjust` adds
-            (``1 / (rrf_k + 1)``: a memory first in both rankings scores as under RRF).
-    """
-    # float32 cosines differ in the 7th digit between an exact and an HNSW search of the same vectors
-    similarity = {entry_id: round(value, 6) for entry_id, value in similarity.items()}
-    values = [round(value, 6) for _, value in dense]
-    low, high = (min(values), max(values)) if values else (0.0, 0.0)
-    best = max((value for _, value in keyword), default=0.0)
-    bm25 = dict(keyword)
-    dense_rank = {entry_id: rank for rank, (entry_id, _) in enumerate(dense, start=1)}
-    keyword_rank = {entry_id: rank for rank, (entry_id, _) in enumerate(keyword, start=1)}
-    timed = {entry_id: 1.0 - n / len(extra) for n, entry_id in enumerate(extra)}
-
-    def score(entry_id: str) -> float:
-        d = (similarity.get(entry_id, low) - low) / (high - low) if high > low else 0.0
-        k = bm25.get(entry_id, 0.0) / best if best > 0 else 0.0
-        w = keyword_weights.get(entry_id, keyword_weight) if keyword_weights else keyword_weight
-        return scale * (min(1.0, max(0.0, d)) + w * k + timed.get(entry_id, 0.0))
-
-    ids = list(dict.fromkeys([*dense_rank, *keyword_rank, *timed]))
-    scores = {entry_id: score(entry_id) for entry_id in ids}
-    ranked = sorted(ids, key=lambda i: scores[i], reverse=True)  # stable: dense order breaks ties
-    return [Fused(i, scores[i], dense_rank.get(i), keyword_rank.get(i)) for i in ranked]
-
-
-TWO_TIER_KEYWORD_WEIGHT = 0.5
-"""The keyword weight of a memory with its full vector, under score fusion, when
-``keyword_weight`` is unset and the embedder has two tiers: beside the USE + E5 blend, a keyword
-match normalised over the best one let everyday words outrank the memory the question asks for.
-Chosen on the tune halves: retention facts @1000 88 -> 90 %, MADial R@7 77.0 -> 78.5, LoCoMo
--0.5. A memory ranked by its cheap vector (USE alone, before enrichment) keeps 1.0: there the
-keyword side carries more of the recall (MADial tune R@3 57.3 against 54.5 at 0.5)."""
-
-
-def keyword_weight(configured: float | None, *, two_tiers: bool) -> float:
-    """The keyword ranking's weight: as configured, else by the embedder's tiers."""
-    if configured is not None:
-        return configured
-    return TWO_TIER_KEYWORD_WEIGHT if two_tiers else 1.0
-
-
-def keyword_trust(terms: int, fully_trusted: int) -> float:
-    """The keyword ranking's weight for a query of ``terms`` words: 1 up to ``fully_trusted``, then
-    ``sqrt(fully_trusted / terms)`` (a query of four times as many words weighs half)."""
-    return 1.0 if terms <= fully_trusted else math.sqrt(fully_trusted / terms)
-
 
 NEUTRAL_IMPORTANCE = 0.5
 """The importance assumed for a memory nobody judged."""
@@ -134,9 +30,32 @@ def adjust(
     importance_weight: float = 0.0,
     rrf_k: int,
 ) -> list[RetrievedMemory]:
-    """Tier penalty, recency and importance bonuses, best first.
+    """The memories rescored by :func:`adjusted_scores`, best first."""
+    scores = adjusted_scores(
+        memories,
+        [m.score for m in memories],
+        cold_weight=cold_weight,
+        recency_weight=recency_weight,
+        importance_weight=importance_weight,
+        rrf_k=rrf_k,
+    )
+    rescored = (replace(m, score=score) for m, score in zip(memories, scores, strict=True))
+    return sorted(rescored, key=lambda m: m.score, reverse=True)
 
-    ``score x cold_weight`` for a memory revived from the cold tier, plus
+
+def adjusted_scores(
+    memories: Sequence[RetrievedMemory],
+    scores: Sequence[float],
+    *,
+    cold_weight: float,
+    recency_weight: float,
+    importance_weight: float = 0.0,
+    rrf_k: int,
+) -> list[float]:
+    """Each memory's score (``scores``: before) with the tier penalty and the recency and
+    importance bonuses.
+
+    ``score x cold_weight`` for a memory from the cold tier (revived, or to be), plus
     ``recency_weight / (rrf_k + r)`` where ``r`` is its 1-based place among the candidates from
     newest to oldest (of two equally good answers, the newer wins; a persona's static memories
     have no age and get none), plus
@@ -146,8 +65,9 @@ def adjust(
     newest = sorted(dated, key=lambda m: m.entry.created_at, reverse=True)
     recency = {m.entry.id: rank for rank, m in enumerate(newest, start=1)}
 
-    def score(m: RetrievedMemory) -> float:
-        value = m.score * (cold_weight if m.revived else 1.0)
+    def score(m: RetrievedMemory, value: float) -> float:
+        if m.revived or (m.entry.layer == Layer.ARCHIVED and m.entry.origin is not None):
+            value *= cold_weight
         if recency_weight and m.entry.id in recency:
             value += recency_weight / (rrf_k + recency[m.entry.id])
         if importance_weight:
@@ -155,7 +75,7 @@ def adjust(
             value += importance_weight * importance / (rrf_k + 1)
         return value
 
-    return sorted((replace(m, score=score(m)) for m in memories), key=lambda m: m.score, reverse=True)
+    return [score(m, value) for m, value in zip(memories, scores, strict=True)]
 
 
 def depth_of(
@@ -174,6 +94,7 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 """What ``str.isalnum`` rejects (``\\w`` is exactly it plus the underscore)."""
 
 
+@functools.lru_cache(maxsize=8192)
 def _said_key(rendered: str) -> str:
     """What the user said in an interaction, case folded, letters and digits only."""
     return _NOT_ALNUM.sub("", said_in(rendered).casefold())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -190,7 +189,7 @@ class MemoryRetriever:
     def _search(
         self,
         parsed: Query,
-        embedding: Future[list[float]],
+        embedding: Callable[[], list[float]],
         user_id: str | None,
         limit: int | None,
         now: datetime,
@@ -208,7 +207,7 @@ class MemoryRetriever:
             tick = self.db.tick_of(scope_of(user_id))
             window = window_of(parsed.latest, now) if self.config.time_windows else None
             hits = self.search.keyword_hits(terms, bridged, user_id, limit)
-            searched.vector = vector = embedding.result()  # as memories are embedded
+            searched.vector = vector = embedding()  # as memories are embedded
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             searched.bar = bar = self.floor.bar(vector) if floored else None
             found = self.search.rank(

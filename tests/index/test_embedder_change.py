@@ -4,6 +4,8 @@ memories are found, never a dimension error from Chroma."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from memory import MemoryConfig
@@ -18,6 +20,9 @@ def test_the_blend_matches_across_languages_and_reads_queries_as_queries() -> No
     assert float(np.dot(question, fact)) > float(np.dot(question, other)) + 0.1
     dialogue = model.embed_queries(["你好呀", "What food am I allergic to?"])  # type: ignore[attr-defined]
     assert np.allclose(dialogue[1], question, atol=1e-5)
+    with ThreadPoolExecutor(1) as threads:  # E5's half on a thread, USE's on the caller's
+        halves = model.embed_queries_soon(["你好呀", "What food am I allergic to?"], threads)()  # type: ignore[attr-defined]
+    assert np.allclose(halves, dialogue, atol=1e-6)
 
 
 def test_a_store_built_by_another_model_is_embedded_again_at_start(

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory import Layer, MemoryEntry, RetrievalMode, RetrievedMemory
-from memory.retrieval.ranking import fuse_scores, near_misses, select
+from memory.retrieval.fusion import fuse_scores
+from memory.retrieval.ranking import near_misses, select
 
 QUOTAS = {"temporary": 3, "summary": 2, "static": 2}
 WEIGHTS = {"temporary": 0.8, "summary": 0.9, "static": 1.0}
@@ -74,7 +75,7 @@ def test_the_keyword_weight_follows_the_embedder_unless_set(make_manager) -> Non
     """Beside the two-tier blend the keyword ranking weighs half; with one embedder, or when the
     user sets it, as set (a memory first by meaning then beats one that shares an everyday word
     with the question and nothing else)."""
-    from memory.retrieval.ranking import TWO_TIER_KEYWORD_WEIGHT, keyword_weight
+    from memory.retrieval.fusion import TWO_TIER_KEYWORD_WEIGHT, keyword_weight
 
     assert keyword_weight(None, two_tiers=True) == TWO_TIER_KEYWORD_WEIGHT == 0.5
     assert keyword_weight(None, two_tiers=False) == 1.0
