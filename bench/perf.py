@@ -171,8 +171,9 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         imported.update(_embedder_rates(manager))
         imported["enriched_before_retrieval"] = float(not state["store"]["pending_enrichment"])
         parts = manager._engine  # the bench reads the engine's own collections to copy them
-        stores = [rag.stores.for_scope(USER) for rag in parts.layers.rag.values()]
-        collections = [store.backend.collection(store.name) for store in stores]
+        backend = parts.backend
+        names = [name for rag in parts.layers.rag.values() for name in rag.stores.names_of(USER)]
+        collections = [backend.collection(name) for name in names]
         baseline = FlatBaseline(folder / "flat", parts.embeddings, engine_hnsw(config.store))
         copied, copy_seconds = baseline.copy_from(collections)
         k = sum(int(v) for v in config.retrieval.quotas.values())
@@ -188,7 +189,8 @@ def bench_size(work: Path, size: int, repeats: int) -> dict[str, Any]:
         )
         engine, flat = timed["engine"], timed["flat"]
         vectors = parts.embeddings.embed_documents(list(QUERIES))
-        temporary = stores[0].backend.collection(stores[0].name)
+        first = next(iter(parts.layers.rag.values())).stores  # its larger collection, cheap or full
+        temporary = max((backend.collection(n) for n in first.names_of(USER)), key=lambda c: c.count())
         quota = int(config.retrieval.quotas["temporary"])
         raw_plain = raw_query_latency(temporary, vectors, quota)
     finally:

@@ -29,7 +29,7 @@ from memory.config import StoreConfig, StoreMode
 from memory.errors import CallTimeout, StoreError, StoreUnavailableError
 from memory.index.breaker import CircuitBreaker
 from memory.index.deadline import Deadline
-from memory.index.disk import FullDisk, copied
+from memory.index.disk import FullDisk, copied, remove_dropped_segments
 from memory.index.heap import trim_malloc
 
 logger = logging.getLogger(__name__)
@@ -84,8 +84,7 @@ class ChromaBackend:
     def location(self) -> str:
         """Where the index lives, for ``debug_state()``."""
         if self.config.mode == StoreMode.HTTP:
-            scheme = "https" if self.config.ssl else "http"
-            return f"{scheme}://{self.config.host}:{self.config.port}"
+            return f"{'https' if self.config.ssl else 'http'}://{self.config.host}:{self.config.port}"
         return str(self.path)
 
     def _open(self) -> Any:
@@ -101,6 +100,7 @@ class ChromaBackend:
         try:
             client = chromadb.PersistentClient(path=str(self.path), settings=settings)
             client.list_collections()
+            remove_dropped_segments(self.path)  # left by an older version, or a kill after a drop
             return client
         except Exception as exc:
             return self._rebuild_corrupt_folder(settings, exc)
@@ -178,10 +178,8 @@ class ChromaBackend:
         at deleted files; a new one starts clean (empty, for a vanished folder: the failure
         recorded here makes the sync rebuild the index from SQLite once a probe succeeds).
         """
-        vanished = (
-            self.config.mode == StoreMode.PERSISTENT and self._client is not None and not self.path.exists()
-        )
-        if not (self._stale or vanished):
+        embedded = self.config.mode == StoreMode.PERSISTENT
+        if not (self._stale or (embedded and self._client is not None and not self.path.exists())):
             return
         with self._reopen_lock:
             if self._stale:
@@ -257,9 +255,11 @@ class ChromaBackend:
         return [getattr(c, "name", c) for c in found]
 
     def delete_collection(self, name: str) -> None:
-        """Delete a collection; one that does not exist is already gone (unguarded)."""
+        """Delete a collection and its files; one that does not exist is already gone (unguarded)."""
         with contextlib.suppress(NotFoundError):
             self.client().delete_collection(name)
+        if self.config.mode != StoreMode.HTTP:
+            remove_dropped_segments(self.path)
 
     def close(self) -> None:
         """Release the client (files, threads) so the folder can be reopened (idempotent)."""

@@ -1,10 +1,14 @@
-"""The embedded index's folder on disk: a full disk remembered, a read-only folder copied."""
+"""The embedded index's folder on disk: a full disk remembered, a read-only folder copied, the
+files of dropped collections removed."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
+import sqlite3
 import tempfile
+import uuid
 from pathlib import Path
 
 from memory.errors import StoreError, StoreUnavailableError
@@ -70,3 +74,32 @@ def copied(index: Path) -> tempfile.TemporaryDirectory[str]:
         raise StoreError(f"cannot copy the read-only vector index {index} to read it: {exc}") from exc
     logger.info("the read-only vector index %s is read from a copy in %s", index, copy.name)
     return copy
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        return str(uuid.UUID(name)) == name
+    except ValueError:
+        return False
+
+
+def remove_dropped_segments(path: Path) -> int:
+    """Remove the folders of vector segments no collection in the embedded index at ``path`` has
+    (Chroma 1.x leaves a dropped collection's HNSW files, its vectors, on disk); returns how many.
+
+    The folders are listed before the segments are read: a folder made meanwhile is a new
+    collection's, and its segment is then read too."""
+    try:
+        folders = [p for p in path.iterdir() if p.is_dir() and _is_uuid(p.name)]
+        if not folders:
+            return 0
+        record = (path / "chroma.sqlite3").resolve().as_uri() + "?mode=rw"  # never made here
+        with contextlib.closing(sqlite3.connect(record, uri=True, timeout=5.0)) as db:
+            kept = {str(row[0]) for row in db.execute("SELECT id FROM segments")}
+    except (OSError, sqlite3.Error) as exc:  # no folder yet, or another Chroma layout: leave them
+        logger.debug("segments of %s not read: %s", path, exc)
+        return 0
+    dropped = [folder for folder in folders if folder.name not in kept]
+    for folder in dropped:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(dropped)

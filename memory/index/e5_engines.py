@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import importlib.resources
 import json
+import math
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,9 +23,12 @@ from typing import Any
 MAX_E5_ENGINES = 4
 """E5 passes at once at most (one per core)."""
 BACKGROUND_CHUNK_CHARS = 120
-"""Characters of one background E5 call (about 20 ms on one core): the longest a second request
-waits for a slot that enrichment holds (1,500 chat texts on 2 cores: 76, 73, 69 and 78 texts/s in
-chunks of 120, 240, 480 and 960 characters, 86/s in one request)."""
+"""Characters of one background E5 call while requests come (about 20 ms on one core): the
+longest a second request waits for a slot that enrichment holds."""
+QUIET_SECONDS = 1.0
+"""With no request for this long, background work runs in one call per engine: 1,200 chat texts
+on 2 cores, 99-114 texts/s in calls of 120 characters, 118-121/s in one per engine, 122-131/s as
+one request."""
 BACKGROUND_NICE = 10
 """How much lower the scheduling priority of the background E5 threads is where they cannot run
 at idle priority."""
@@ -51,9 +56,9 @@ class EnginePool:
     for it, concurrent requests run side by side and a batch is split over the slots free at the
     time. The slots (``size`` + 1) share one model.
 
-    Background work (:meth:`encode_background`) runs in short chunks, on threads of lower
-    priority, takes a slot only when no request is waiting for one and leaves one spare slot to
-    requests: a request never waits for the background to finish a chunk.
+    Background work (:meth:`encode_background`) runs in short chunks while requests come, on
+    threads of lower priority, takes a slot only when no request is waiting for one and leaves
+    one spare slot to requests: a request never waits for the background to finish a chunk.
     """
 
     def __init__(self, size: int) -> None:
@@ -65,6 +70,7 @@ class EnginePool:
         self._waiting = 0
         self._background_held = 0
         self._size = size
+        self._last_request = -math.inf
         self._helpers = _started(max(1, size - 1), "e5")
         self._background = _started(size, "e5-background", _lower_priority)
 
@@ -103,6 +109,7 @@ class EnginePool:
         read to at most ``last_tokens`` tokens (its end kept)."""
         import numpy as np
 
+        self._last_request = time.monotonic()
         engines = [self._take()]  # extra engines only if free now: a caller never waits holding one
         while len(engines) < min(self._size, len(texts)):
             extra = self._take_free()
@@ -123,43 +130,45 @@ class EnginePool:
                 self._give(engine)
 
     def encode_background(self, texts: list[str]) -> Any:
-        """The texts' raw E5 passage vectors, in chunks of about :data:`BACKGROUND_CHUNK_CHARS`
-        over every engine no request needs."""
+        """The texts' raw E5 passage vectors, over every engine no request needs: in calls of about
+        :data:`BACKGROUND_CHUNK_CHARS` while requests come, else one call per engine."""
         import numpy as np
 
-        chunks: list[tuple[int, int]] = []
-        start = 0
-        while start < len(texts):
-            end, size = start, 0
-            while end < len(texts) and (end == start or size + len(texts[end]) <= BACKGROUND_CHUNK_CHARS):
-                size += len(texts[end])
-                end += 1
-            chunks.append((start, end))
-            start = end
         # split here: the background threads, at idle priority, would hold the interpreter lock
         # while the requests' threads wait for it
         contents = self._model.tokens(texts, is_query=False)
+        share = -(-sum(map(len, texts)) // self._size)
         parts: dict[int, Any] = {}
         claim = threading.Lock()
-        left = iter(range(len(chunks)))
+        claimed = [0]
+
+        def next_chunk() -> tuple[int, int]:
+            quiet = time.monotonic() - self._last_request >= QUIET_SECONDS
+            limit = max(share, BACKGROUND_CHUNK_CHARS) if quiet else BACKGROUND_CHUNK_CHARS
+            with claim:
+                start = end = claimed[0]
+                size = 0
+                while end < len(texts) and (end == start or size + len(texts[end]) <= limit):
+                    size += len(texts[end])
+                    end += 1
+                claimed[0] = end
+            return start, end
 
         def drain() -> None:
             while True:
-                with claim:
-                    index = next(left, None)
-                if index is None:
+                low, high = next_chunk()
+                if low == high:
                     return
-                low, high = chunks[index]
                 engine = self._take(background=True)
                 try:
-                    parts[index] = engine.encode_tokens(contents[low:high])
+                    parts[low] = engine.encode_tokens(contents[low:high])
                 finally:
                     self._give(engine, background=True)
 
-        drains = [self._background.submit(drain) for _ in range(min(self._size, len(chunks)))]
+        drains = [self._background.submit(drain) for _ in range(min(self._size, len(texts)))]
         for running in drains:
             running.result()
-        return np.vstack([parts[i] for i in range(len(chunks))])
+        return np.vstack([parts[low] for low in sorted(parts)])
 
 
 def _lower_priority() -> None:

@@ -18,6 +18,7 @@ from memory.domain.types import IndexState, Layer, MemoryEntry, scope_of
 from memory.index.embeddings import tiered
 from memory.index.scoped import POOL_LIMIT, ScopedStores
 from memory.index.vector import Vector
+from memory.layers.index_repair import repair
 from memory.layers.summary_lines import lines_of, pack
 from memory.record.entries import EntryTable
 
@@ -129,7 +130,7 @@ class LayerIndex:
             if not batch:
                 return total
             embedded = self._first_vectors(batch)
-            self._index_batch(batch, embedded)
+            self._index_batch(batch, embedded, waiting=self.tiers is not None)
             if self.lines and self.tiers is None:  # one tier: these are the full vectors
                 self.table.store_line_vectors(self._line_vectors(batch, self.embed))
             done = IndexState.SEARCHABLE if self.tiers is not None else IndexState.INDEXED
@@ -156,7 +157,7 @@ class LayerIndex:
         assert self.tiers is not None, "only a layer with two tiers waits for enrichment"
         stored: dict[str, Vector] = {}
         for scope, group in _by_scope(batch).items():
-            stored.update(self.stores.for_scope(scope).vectors([e.id for e in group]))
+            stored.update(self.stores.vectors(scope, [e.id for e in group]))
         todo = [e for e in batch if e.id not in stored or not self.tiers.is_enriched(stored[e.id])]
         texts = [e.index_text[:EMBED_MAX_CHARS] for e in todo]
         cheap = [stored.get(e.id) for e in todo]
@@ -190,11 +191,13 @@ class LayerIndex:
             ]
             changed = [e for e in same if e.id in full]
             if changed:
-                self._index_batch(changed, [full[e.id] for e in changed])
+                self._index_batch(changed, [full[e.id] for e in changed], waiting=False)
             lines = {e.id: prepared.lines[e.id] for e in same if e.id in prepared.lines}
             if lines:  # before the state: a kill in between leaves them waiting, not without lines
                 self.table.store_line_vectors(lines)
             self.table.set_index_state(self.layer, [e.id for e in same], IndexState.INDEXED)
+            for scope, group in _by_scope(same).items():  # their cheap vectors go after the full ones
+                self.stores.finish_waiting(scope, [e.id for e in group])
             self._drop_erased(changed)
         return len(batch)
 
@@ -203,11 +206,12 @@ class LayerIndex:
         for the indexer: whichever of the two deletes last, no vector of it stays)."""
         kept = {e.id for e in self.table.by_ids(None, [e.id for e in batch])}
         for scope, group in _by_scope([e for e in batch if e.id not in kept]).items():
-            self.stores.for_scope(scope).delete([e.id for e in group])
+            self.stores.delete(scope, [e.id for e in group])
 
-    def _index_batch(self, batch: list[MemoryEntry], embedded: Sequence[Vector]) -> None:
+    def _index_batch(self, batch: list[MemoryEntry], embedded: Sequence[Vector], *, waiting: bool) -> None:
         """Upsert a batch's vectors, one upsert per collection it touches (a batch of many light
-        users is one upsert into the pooled collection, not one per user)."""
+        users is one upsert into the pooled collection, not one per user). ``waiting``: cheap
+        vectors, kept apart in a scope's waiting collection where the stores do that."""
         by_scope = _by_scope(batch)
         pooled = [scope for scope in by_scope if self.stores.pooled(scope)]
         counts = self.table.home_counts(self.layer, pooled) if pooled else {}
@@ -215,50 +219,29 @@ class LayerIndex:
             if counts.get(scope, 0) > POOL_LIMIT:  # outgrown the pool: its own collection from now on
                 self.stores.promote(scope, self.table.home_ids(self.layer, scope))
         vectors = {e.id: v for e, v in zip(batch, embedded, strict=True)}
-        by_name: dict[str, list[MemoryEntry]] = {}
-        for scope, group in by_scope.items():
-            by_name.setdefault(self.stores.name_of(scope), []).extend(group)
-        for name, group in by_name.items():
-            ids = [e.id for e in group]
-            metadatas = [self.metadata(e) for e in group]
-            self.stores.by_name(name).add(ids, [""] * len(ids), metadatas, vectors=vectors)
+        base = self.stores.base_name
+        in_base = [
+            e for scope, group in by_scope.items() if self.stores.name_of(scope) == base for e in group
+        ]
+        own = {scope: group for scope, group in by_scope.items() if self.stores.name_of(scope) != base}
+        if in_base:  # the pooled scopes', or a shared layer's
+            ids = [e.id for e in in_base]
+            metadatas = [self.metadata(e) for e in in_base]
+            self.stores.by_name(base).add(ids, [""] * len(ids), metadatas, vectors=vectors)
+        for scope, group in own.items():
+            ids, metadatas = [e.id for e in group], [self.metadata(e) for e in group]
+            if waiting and self.stores.keeps_waiting(scope, len(ids)):
+                self.stores.add_waiting(scope, ids, metadatas, vectors)
+            else:
+                self.stores.for_scope(scope).add(ids, [""] * len(ids), metadatas, vectors=vectors)
 
     def repair(self) -> tuple[int, int]:
-        """Make the index match SQLite: drop what SQLite does not hold live, and mark what it
-        lacks pending (the caller embeds it: :meth:`index_pending`). A collection holding as many
-        vectors as the record says it should is taken as in step (its ids are not read: that
-        costs a second a few thousand memories at every start).
+        """Make the index match SQLite (see :func:`memory.layers.index_repair.repair`).
 
         Returns:
             (marked pending, removed) counts.
         """
-        by_scope = self.table.ids_by_scope(self.layer)
-        for scope, ids in by_scope.items():  # scopes that outgrew the pool (or an older layout)
-            if len(ids) > POOL_LIMIT and self.stores.pooled(scope):
-                self.stores.promote(scope, sorted(ids))
-        live: dict[str, set[str]] = {}
-        for scope, ids in by_scope.items():
-            live.setdefault(self.stores.name_of(scope), set()).update(ids)
-        held: dict[str, int] = {}
-        for scope, count in self.table.indexed_by_scope(self.layer).items():
-            held[self.stores.name_of(scope)] = held.get(self.stores.name_of(scope), 0) + count
-        missing: list[str] = []
-        removed = 0
-        existing = self.stores.existing_names()
-        for name in existing | set(live):
-            store = self.stores.by_name(name)
-            if name in existing and store.count() == held.get(name, 0):
-                continue  # as many vectors as the record has indexed: in step (no id read)
-            in_store = store.ids() if name in existing else set()
-            expected = live.get(name, set())
-            missing.extend(expected - in_store)
-            extra = sorted(in_store - expected)
-            if extra:
-                store.delete(extra)
-                removed += len(extra)
-        if missing:
-            self.table.set_index_state(self.layer, sorted(missing), IndexState.PENDING)
-        return len(missing), removed
+        return repair(self.layer, self.table, self.stores)
 
     def erase_vectors(self, scope: str, ids: Sequence[str]) -> None:
         """Remove a scope's vectors: its ids from the pooled collection, or its own collection."""
@@ -266,6 +249,7 @@ class LayerIndex:
         if self.stores.pooled(scope):
             self.stores.by_name(self.stores.base_name).delete(list(ids))
         else:
+            self.stores.drop_waiting(self.stores.waiting_name(scope))
             self.stores.by_name(self.stores.own_name(scope)).drop()
             self.stores.forget_layout()
 

@@ -170,7 +170,7 @@ class RagLayer:
                 self.stores.forget_layout()
             if self.stores.pooled(scope):
                 return nearest(vector, self.stores.for_scope(scope).vectors(ids), depth)
-        return self.stores.for_scope(scope).search(vector, depth)
+        return self.stores.search(scope, vector, depth)
 
     def accepts(self, entry: MemoryEntry) -> bool:
         """Whether a search of this layer may return ``entry``: it is live here, or it is this
@@ -217,7 +217,7 @@ class RagLayer:
         embedded yet (found by keywords during an index backlog) is given its cheap vector here,
         the first :data:`PENDING_EMBEDDED` of ``ids`` (not stored: the index worker does that)."""
         live = [e for e in self.table.by_ids(None, ids) if self.accepts(e)] if ids else []
-        vectors = self.stores.for_scope(scope_of(user_id)).vectors([e.id for e in live]) if live else {}
+        vectors = self.stores.vectors(scope_of(user_id), [e.id for e in live]) if live else {}
         order = {entry_id: i for i, entry_id in enumerate(ids)}
         pending = sorted((e for e in live if e.id not in vectors), key=lambda e: order.get(e.id, 0))
         fresh: set[str] = set()

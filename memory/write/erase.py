@@ -172,7 +172,7 @@ class Eraser:
                 continue
             rag.index.forget_computed([entry_id])
             try:
-                rag.stores.for_scope(scope).delete([entry_id])
+                rag.stores.delete(scope, [entry_id])
             except StoreUnavailableError as exc:
                 logger.warning("the vector of an erased memory stays until the next start: %s", exc)
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from helpers.store import fill
 from memory import Layer
 from memory.index.chroma import ChromaBackend
-from memory.index.scoped import POOL_LIMIT
+from memory.index.disk import remove_dropped_segments
+from memory.index.scoped import POOL_LIMIT, WAITING_SUFFIX
 from memory.index.vectors import VectorStore
 
 
@@ -41,13 +44,18 @@ def test_a_user_who_outgrows_the_pool_moves_to_their_own_collection(make_manager
         for i in range(POOL_LIMIT + 20)
     )
     manager.flush()
-    own = manager.inspector.collection_names() - {"karin__temporary", "karin__summary", "karin__static"}
-    assert len(own) == 1 and next(iter(own)).startswith("karin__temporary__")
+    pooled = {"karin__temporary", "karin__summary", "karin__static"}
+    own = manager.inspector.collection_names() - pooled
+    (name,) = {n.removesuffix(WAITING_SUFFIX) for n in own}  # and, until enriched, its waiting one
+    assert name.startswith("karin__temporary__")
     live = {e.id for e in manager.inspector.entries(Layer.TEMPORARY, "heavy")}
-    assert manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy") == live  # every vector moved, none lost
-    assert "护照" in manager.retrieve("护照放在哪里", user_id="heavy")[1]
-    assert "bike is red" in manager.retrieve("what colour is my bike", user_id="light")[1]
-    assert "护照" not in manager.retrieve("护照放在哪里", user_id="light")[1]
+    for _ in range(2):  # before and after enrichment
+        assert manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy") == live  # every vector moved, none lost
+        assert "护照" in manager.retrieve("护照放在哪里", user_id="heavy")[1]
+        assert "bike is red" in manager.retrieve("what colour is my bike", user_id="light")[1]
+        assert "护照" not in manager.retrieve("护照放在哪里", user_id="light")[1]
+        manager.flush(enrich=True)
+        assert manager.inspector.collection_names() - pooled == {name}  # the waiting one is gone
 
 
 def test_the_layout_survives_a_restart(make_manager, config) -> None:
@@ -89,3 +97,61 @@ def test_a_pooled_collection_reads_back_what_was_written_last(tmp_path, config, 
         assert missing == ["c"] and np.allclose(pool.vectors(["c"])["c"], new)
     finally:
         backend.close()
+
+
+def _collector(count: int) -> list[dict[str, str]]:
+    return [
+        {"user_input": f"第{i}条：我收藏了第{i}张黑胶唱片", "response": "好", "user_id": "collector"}
+        for i in range(count)
+    ]
+
+
+POOLED = {"karin__temporary", "karin__summary", "karin__static"}
+
+
+def segment_folders(chroma: Path) -> set[str]:
+    return {p.name for p in chroma.iterdir() if p.is_dir()}
+
+
+def test_a_heavy_user_forgotten_before_enrichment_leaves_neither_collection(make_manager, config) -> None:
+    config.active.capacity = 2
+    manager = make_manager(config, background=False)  # nothing enriched: the waiting collection stays
+    manager.import_interactions(_collector(POOL_LIMIT + 10))
+    assert manager.flush()
+    assert len(manager.inspector.collection_names() - POOLED) == 2  # the user's own and waiting ones
+    one = manager.inspector.entries(Layer.TEMPORARY, "collector")[0].id
+    assert manager.forget(one, user_id="collector")
+    assert one not in manager.inspector.indexed_ids(Layer.TEMPORARY, "collector")
+    chroma = Path(config.data_dir) / "chroma"
+    before = segment_folders(chroma)
+    assert manager.forget_user("collector") > POOL_LIMIT
+    assert manager.inspector.collection_names() <= POOLED
+    assert segment_folders(chroma) < before  # their vectors' files went with their collections
+    manager.close()
+    assert make_manager(config).inspector.collection_names() <= POOLED
+    assert remove_dropped_segments(chroma) == 0
+
+
+def test_a_start_after_enrichment_was_cut_keeps_the_full_vectors(make_manager, config) -> None:
+    """Enrichment adds a full vector to the user's collection, then deletes the cheap one from the
+    waiting collection; cut in between, the next start keeps the full one and embeds nothing."""
+    config.active.capacity = 2
+    manager = make_manager(config)
+    manager.import_interactions(_collector(POOL_LIMIT + 10))
+    assert manager.flush(enrich=True)
+    layer = manager._engine.layers.rag[Layer.TEMPORARY]
+    entries = manager.inspector.entries(Layer.TEMPORARY, "collector")
+    ids = [e.id for e in entries]
+    cheap = dict(zip(ids, layer.index.embed([e.index_text for e in entries]), strict=True))
+    waiting = layer.stores.by_name(layer.stores.waiting_name("collector"))
+    waiting.add(ids, [""] * len(ids), [layer.metadata(e) for e in entries], vectors=cheap)
+    manager.close()
+
+    again = make_manager(config)  # its start repairs the index
+    assert again.inspector.collection_names() - POOLED == {layer.stores.own_name("collector")}
+    assert again.debug_state()["store"]["pending_enrichment"] == 0
+    stores = again._engine.layers.rag[Layer.TEMPORARY].stores
+    tiers = again._engine.layers.rag[Layer.TEMPORARY].tiers
+    vectors = stores.vectors("collector", ids)
+    assert tiers is not None and len(vectors) == len(ids) and all(map(tiers.is_enriched, vectors.values()))
+    assert "第3张黑胶唱片" in again.retrieve("第3张黑胶唱片", user_id="collector")[1]

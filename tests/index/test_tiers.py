@@ -172,7 +172,7 @@ def test_enrichment_resumes_after_sigkill_embedding_only_what_was_left(config: M
         assert manager.debug_state()["store"]["pending_enrichment"] == 0
         entries = manager.inspector.entries(Layer.TEMPORARY, "u1")
         layer = manager._engine.layers.rag[Layer.TEMPORARY]
-        vectors = layer.stores.for_scope("u1").vectors([e.id for e in entries])
+        vectors = layer.stores.vectors("u1", [e.id for e in entries])
         tiers = layer.tiers
         assert tiers is not None and len(vectors) == len(entries) == len(FILLER) - config.active.capacity
         assert all(tiers.is_enriched(v) for v in vectors.values())  # nothing lost
