@@ -50,7 +50,9 @@ def test_a_user_who_outgrows_the_pool_moves_to_their_own_collection(make_manager
     assert name.startswith("karin__temporary__")
     live = {e.id for e in manager.inspector.entries(Layer.TEMPORARY, "heavy")}
     for _ in range(2):  # before and after enrichment
-        assert manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy") == live  # every vector moved, none lost
+        assert (
+            manager.inspector.indexed_ids(Layer.TEMPORARY, "heavy") == live
+        )  # every vector moved, none lost
         assert "护照" in manager.retrieve("护照放在哪里", user_id="heavy")[1]
         assert "bike is red" in manager.retrieve("what colour is my bike", user_id="light")[1]
         assert "护照" not in manager.retrieve("护照放在哪里", user_id="light")[1]
