@@ -13,7 +13,8 @@ from datetime import datetime
 
 from memory.domain.types import SHARED_SCOPE, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.domain.when import Window
-from memory.index.scoped import POOL_LIMIT, ScopedStores, nearest
+from memory.index.exact import nearest
+from memory.index.scoped import POOL_LIMIT, ScopedStores
 from memory.index.vector import Vector
 from memory.index.vectors import StoreHit
 from memory.layers.decay_rules import significance_at
@@ -217,7 +218,8 @@ class RagLayer:
         embedded yet (found by keywords during an index backlog) is given its cheap vector here,
         the first :data:`PENDING_EMBEDDED` of ``ids`` (not stored: the index worker does that)."""
         live = [e for e in self.table.by_ids(None, ids) if self.accepts(e)] if ids else []
-        vectors = self.stores.vectors(scope_of(user_id), [e.id for e in live]) if live else {}
+        cheap = {e.id for e in live if e.provisional}
+        vectors = self.stores.vectors(scope_of(user_id), [e.id for e in live], waiting=cheap) if live else {}
         order = {entry_id: i for i, entry_id in enumerate(ids)}
         pending = sorted((e for e in live if e.id not in vectors), key=lambda e: order.get(e.id, 0))
         fresh: set[str] = set()

@@ -24,7 +24,8 @@ import numpy as np
 from memory.domain.persona import STATIC_DIR
 from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
 from memory.errors import StaticMemoryError
-from memory.index.scoped import ScopedStores, closest, unit_matrix
+from memory.index.exact import closest, unit_matrix
+from memory.index.scoped import ScopedStores
 from memory.index.vector import Vector
 from memory.index.vectors import VectorStore
 from memory.layers.rag import Fetched, RagLayer

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from memory.domain.sentences import is_question, sentences
-from memory.index.scoped import unit_matrix
+from memory.index.exact import unit_matrix
 from memory.index.vector import Vector
 
 LINE_SCORED = 200
