@@ -82,6 +82,8 @@ class Engine:
             if not self.db.read_only:
                 self.sync.run(index=self.background)
         finally:
+            for layer in self.layers.rag.values():
+                layer.stores.close()
             self.backend.close()
             self.db.close()
             if self.lock is not None:

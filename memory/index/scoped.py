@@ -11,14 +11,12 @@ backend's: a scope has its own collection exactly when that collection exists, s
 middle of a move leaves a state :meth:`memory.layers.rag.RagLayer.repair` finishes. Ten thousand
 light users cost one collection per layer instead of ten thousand (file handles, memory, disk).
 
-With an embedded index (one process owns it), a scope with its own collection keeps the cheap
-vectors of memories waiting for enrichment in a second one, ``<own collection>__waiting``
-(:meth:`ScopedStores.add_waiting`): enrichment adds each full vector to the scope's collection
-and deletes the cheap one, and drops the waiting collection once it is empty. Measured on
-Chroma 1.5 with the bench's 10,000 vectors: replacing a vector in place costs 2.8 ms of CPU,
-adding it to another collection and deleting it from the first 0.7 ms; deleting and adding it
-again in one collection 0.9 ms, but the deleted nodes stay in the graph (query p50 1.7 ms before,
-2.9 ms after all were replaced). Reads and searches take both collections, a full vector first.
+With an embedded index, a scope with its own collection keeps the cheap vectors of memories
+waiting for enrichment in ``<own collection>__waiting`` (:meth:`ScopedStores.add_waiting`):
+enrichment adds each full vector to the scope's collection, deletes the cheap one, and drops
+the waiting collection once empty. On Chroma 1.5 with 10,000 vectors, replacing a vector in
+place costs 2.8 ms of CPU, this 0.7 ms (a delete and an add in one collection, 0.9 ms, leaves
+the deleted nodes in its graph: searches 1.7 times slower once all were replaced).
 
 The index never holds a user id: a scope goes by its *tag* there (a keyed hash, the key kept in
 the record: :meth:`memory.record.tombstones.Tombstones.index_tag`), in collection names and metadata.
@@ -170,9 +168,8 @@ class ScopedStores:
                         self._readers.notify_all()
 
     def _each(self, calls: Sequence[Callable[[], _T]]) -> list[_T]:
-        """Each call's result: the first run on this thread, the others beside it (Chroma
-        releases the interpreter lock: two 10,000-vector searches took 2.7 ms side by side
-        against 4.6 ms one after the other)."""
+        """Each call's result: the first run on this thread, the others beside it (Chroma releases
+        the interpreter lock: two 10,000-vector searches took 2.7 ms so, 4.6 ms one by one)."""
         with self._lock:
             if len(calls) > 1 and self._beside is None:
                 self._beside = ThreadPoolExecutor(2, thread_name_prefix="persona-memory-waiting-read")
@@ -224,8 +221,7 @@ class ScopedStores:
                 store.delete(ids)
 
     def keeps_waiting(self, scope: str, count: int) -> bool:
-        """Whether ``count`` vectors of a scope with its own collection, waiting for enrichment,
-        go to its waiting collection (see :data:`WAITING_FROM`)."""
+        """Whether ``count`` vectors of a scope waiting for enrichment go to its waiting collection."""
         return self.separates_waiting and (count >= WAITING_FROM or self.waiting(scope) is not None)
 
     def add_waiting(
@@ -244,13 +240,11 @@ class ScopedStores:
     def finish_waiting(self, scope: str, ids: Sequence[str]) -> None:
         """Delete the waiting vectors of ``ids`` (their full ones are stored), and the waiting
         collection once it is empty. The indexer's lock is held."""
-        name = self.waiting(scope)
-        if name is None:
-            return
-        store = self.by_name(name)
-        store.delete(ids)
-        if not store.count():
-            self.drop_waiting(name)
+        if (name := self.waiting(scope)) is not None:
+            store = self.by_name(name)
+            store.delete(ids)
+            if not store.count():
+                self.drop_waiting(name)
 
     def drop_waiting(self, name: str) -> None:
         """Drop a waiting collection once no call reads it (one that does not exist: nothing)."""
@@ -266,6 +260,13 @@ class ScopedStores:
         finally:
             with self._readers:
                 self._dropping.discard(name)
+
+    def close(self) -> None:
+        """Stop the threads that read a waiting collection beside the scope's own (idempotent)."""
+        with self._lock:
+            beside, self._beside = self._beside, None
+        if beside is not None:
+            beside.shutdown(wait=False)
 
     def forget_layout(self) -> None:
         """Read which scopes have their own collections from the backend again (after a drop)."""
