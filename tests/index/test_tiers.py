@@ -145,9 +145,10 @@ CHILD = textwrap.dedent(
 def test_enrichment_resumes_after_sigkill_embedding_only_what_was_left(config: MemoryConfig) -> None:
     import json
 
+    records = FILLER * 3  # two batches are computed at a time: more than two are left at the kill
     child = subprocess.run(
         [sys.executable, "-c", CHILD],
-        input=json.dumps(FILLER, ensure_ascii=False),
+        input=json.dumps(records, ensure_ascii=False),
         env=config_env(config),
         capture_output=True,
         text=True,
@@ -174,7 +175,7 @@ def test_enrichment_resumes_after_sigkill_embedding_only_what_was_left(config: M
         layer = manager._engine.layers.rag[Layer.TEMPORARY]
         vectors = layer.stores.vectors("u1", [e.id for e in entries])
         tiers = layer.tiers
-        assert tiers is not None and len(vectors) == len(entries) == len(FILLER) - config.active.capacity
+        assert tiers is not None and len(vectors) == len(entries) == len(records) - config.active.capacity
         assert all(tiers.is_enriched(v) for v in vectors.values())  # nothing lost
 
 
