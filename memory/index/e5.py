@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor
+from collections.abc import Sequence
+from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
@@ -196,18 +196,36 @@ class BlendedEmbeddings(Embeddings):
         cut = [text[-E5_MAX_CHARS:] for text in texts]  # a dialogue's newest words are at its end
         return self._e5.encode(cut, as_query=True, last_tokens=E5_QUERY_TOKENS)
 
-    def embed_queries_soon(self, texts: list[str], threads: Executor) -> Callable[[], list[list[float]]]:
-        """:meth:`embed_queries` in two halves: E5's pass starts now on ``threads``; the call
-        returned computes USE's half on the caller's thread, then blends. USE is numpy, many
-        small steps: on another thread each step would wait for the interpreter lock while the
-        caller runs Python (ten times slower beside a busy caller)."""
-        if not texts:
-            return list
+    def embed_queries_soon(self, texts: list[str], threads: Executor) -> QueryPass:
+        """:meth:`embed_queries` in two halves: E5's pass starts now on ``threads``; the
+        :class:`QueryPass` returned computes USE's half on the caller's thread, then blends.
+        USE is numpy, many small steps: on another thread each step would wait for the
+        interpreter lock while the caller runs Python (ten times slower beside a busy caller)."""
         self._load_e5_soon()
-        e5 = threads.submit(self._e5_queries, texts)
+        return QueryPass(self, texts, threads.submit(self._e5_queries, texts) if texts else None)
 
-        def finish() -> list[list[float]]:
-            use = self._use.embed_documents(texts)
-            return self._blend(use, e5.result(), self._query_means, texts)
 
-        return finish
+class QueryPass:
+    """A query's blended vectors under way (:meth:`BlendedEmbeddings.embed_queries_soon`): E5's
+    pass runs on another thread; USE's half is computed on the caller's, once."""
+
+    def __init__(self, blend: BlendedEmbeddings, texts: list[str], e5: Future[Any] | None) -> None:
+        self._blend, self._texts, self._e5 = blend, texts, e5
+        self._use: list[list[float]] | None = None
+
+    def _use_half(self) -> list[list[float]]:
+        if self._use is None:
+            self._use = self._blend._use.embed_documents(self._texts) if self._texts else []
+        return self._use
+
+    def cheap(self) -> list[list[float]]:
+        """The texts' cheap-tier vectors (``[USE, 0]``), before E5's pass is done."""
+        zeros = [0.0] * E5_DIMENSIONS
+        return [[*row, *zeros] for row in self._use_half()]
+
+    def __call__(self) -> list[list[float]]:
+        """The texts' blended vectors (waits for E5's pass)."""
+        if self._e5 is None:
+            return []
+        blend = self._blend
+        return blend._blend(self._use_half(), self._e5.result(), blend._query_means, self._texts)

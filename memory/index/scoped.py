@@ -29,14 +29,14 @@ import functools
 import hashlib
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
 
 from langchain_core.embeddings import Embeddings
 
 from memory.config import StoreMode
 from memory.index.chroma import ChromaBackend
+from memory.index.early import WaitingSearch
 from memory.index.exact import best_hits
+from memory.index.readers import Readers
 from memory.index.vector import Vector
 from memory.index.vectors import Metadata, StoreHit, VectorStore
 
@@ -45,7 +45,6 @@ INDEX_LAYOUT = "scopes tagged by a keyed hash"
 DIGEST_CHARS = 24
 POOL_LIMIT = 64
 """Memories (hot and cold) a scope may hold in the pooled collection; one more moves it out."""
-_T = TypeVar("_T")
 WAITING_SUFFIX = "__waiting"
 """The suffix of a scope's collection of cheap vectors waiting for enrichment."""
 WAITING_FROM = 64
@@ -91,11 +90,8 @@ class ScopedStores:
         self._stores: dict[str, VectorStore] = {}
         self._own: set[str] | None = None
         self._lock = threading.Lock()
-        self._readers = threading.Condition()
-        self._reading: dict[str, int] = {}
-        """Waiting collections being read now, and by how many calls (not dropped meanwhile)."""
-        self._dropping: set[str] = set()
-        self._beside: ThreadPoolExecutor | None = None
+        self._readers = Readers()
+        """The waiting collections being read now (not dropped meanwhile)."""
 
     def own_name(self, scope: str) -> str:
         """The name of a scope's own collection (whether or not it has one)."""
@@ -141,7 +137,8 @@ class ScopedStores:
     def waiting(self, scope: str) -> str | None:
         """The name of a scope's waiting collection, if it has one."""
         name = self.waiting_name(scope)
-        return name if not self.shared and name in self._owned() and name not in self._dropping else None
+        held = not self.shared and name in self._owned()
+        return name if held and not self._readers.dropping(name) else None
 
     def names_of(self, scope: str) -> list[str]:
         """The collections holding a scope's vectors (its waiting one last)."""
@@ -151,31 +148,8 @@ class ScopedStores:
     @contextlib.contextmanager
     def _held(self, scope: str) -> Iterator[list[VectorStore]]:
         """The stores holding a scope's vectors; a waiting one is not dropped while in use."""
-        name = self.waiting(scope)
-        with self._readers:
-            if name is not None and name not in self._dropping:
-                self._reading[name] = self._reading.get(name, 0) + 1
-            else:
-                name = None
-        try:
+        with self._readers.reading(self.waiting(scope)) as name:
             yield [self.for_scope(scope), *([self.by_name(name)] if name else [])]
-        finally:
-            if name is not None:
-                with self._readers:
-                    self._reading[name] -= 1
-                    if not self._reading[name]:
-                        del self._reading[name]
-                        self._readers.notify_all()
-
-    def _each(self, calls: Sequence[Callable[[], _T]]) -> list[_T]:
-        """Each call's result: the first run on this thread, the others beside it (Chroma releases
-        the interpreter lock: two 10,000-vector searches took 2.7 ms so, 4.6 ms one by one)."""
-        with self._lock:
-            if len(calls) > 1 and self._beside is None:
-                self._beside = ThreadPoolExecutor(2, thread_name_prefix="persona-memory-waiting-read")
-            beside = [self._beside.submit(call) for call in calls[1:]] if self._beside else []
-        first = calls[0]()
-        return [first, *(running.result() for running in beside)]
 
     def vectors(
         self, scope: str, ids: Sequence[str], *, waiting: Collection[str] | None = None
@@ -194,18 +168,36 @@ class ScopedStores:
             cheap = list(ids) if waiting is None else [i for i in ids if i in waiting]
             full = list(ids) if waiting is None else [i for i in ids if i not in waiting]
             reads = [(store, part) for store, part in ((own, full), (spare, cheap)) if part]
-            found = self._each([functools.partial(store.vectors, part) for store, part in reads])
+            found = self._readers.each([functools.partial(store.vectors, part) for store, part in reads])
             merged = {i: v for part in reversed(found) for i, v in part.items()}  # its own's win
             missing = [i for i in cheap if i not in merged]  # cheap vectors stored in its own
             if waiting is not None and missing:
                 merged.update(own.vectors(missing))
             return merged
 
-    def search(self, scope: str, vector: Vector, depth: int) -> list[StoreHit]:
-        """HNSW search of a scope's own collection (and of its waiting one), best first."""
+    def search(
+        self, scope: str, vector: Vector, depth: int, *, waiting: WaitingSearch | None = None
+    ) -> list[StoreHit]:
+        """HNSW search of a scope's own collection (and of its waiting one, unless ``waiting``
+        searched it already: :meth:`search_waiting_soon`), best first."""
         with self._held(scope) as stores:
-            found = self._each([functools.partial(store.search, vector, depth) for store in stores])
+            calls = [functools.partial(store.search, vector, depth) for store in stores]
+            found = self._readers.each(calls[:1] if waiting is not None else calls)
+        if waiting is not None:
+            found.append(waiting.hits(vector))
         return found[0] if len(found) == 1 else best_hits([hit for part in found for hit in part], depth)
+
+    def search_waiting_soon(self, scope: str, cheap: Vector, depth: int) -> WaitingSearch | None:
+        """Start searching a scope's waiting collection, if it has one, with a query's cheap
+        vector (:mod:`memory.index.early`); :meth:`search` takes it."""
+        if self.waiting(scope) is None:
+            return None
+
+        def search() -> list[StoreHit]:
+            with self._held(scope) as stores:
+                return stores[1].search(cheap, depth) if len(stores) > 1 else []
+
+        return WaitingSearch(cheap, search, self._readers.submit(search))
 
     def scope_ids(self, scope: str) -> set[str]:
         """The ids a scope has vectors for (a pooled scope's read by its metadata)."""
@@ -248,25 +240,15 @@ class ScopedStores:
 
     def drop_waiting(self, name: str) -> None:
         """Drop a waiting collection once no call reads it (one that does not exist: nothing)."""
-        with self._readers:
-            self._dropping.add(name)
-            while self._reading.get(name):
-                self._readers.wait()
-        try:
+        with self._readers.drop(name):
             self.by_name(name).drop()
             owned = self._owned()
             with self._lock:
                 owned.discard(name)
-        finally:
-            with self._readers:
-                self._dropping.discard(name)
 
     def close(self) -> None:
         """Stop the threads that read a waiting collection beside the scope's own (idempotent)."""
-        with self._lock:
-            beside, self._beside = self._beside, None
-        if beside is not None:
-            beside.shutdown(wait=False)
+        self._readers.close()
 
     def forget_layout(self) -> None:
         """Read which scopes have their own collections from the backend again (after a drop)."""

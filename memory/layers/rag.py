@@ -13,6 +13,7 @@ from datetime import datetime
 
 from memory.domain.types import SHARED_SCOPE, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.domain.when import Window
+from memory.index.early import WaitingSearch
 from memory.index.exact import nearest
 from memory.index.scoped import POOL_LIMIT, ScopedStores
 from memory.index.vector import Vector
@@ -88,16 +89,24 @@ class RagLayer:
         return RetrievedMemory(entry, similarity, similarity, self.current_significance(entry, tick))
 
     def dense_ranking(
-        self, vector: Vector, depth: int, user_id: str | None, tick: int, *, read: Fetched | None = None
+        self,
+        vector: Vector,
+        depth: int,
+        user_id: str | None,
+        tick: int,
+        *,
+        read: Fetched | None = None,
+        waiting: WaitingSearch | None = None,
     ) -> list[RetrievedMemory]:
         """Up to ``depth`` live entries nearest to ``vector``, best first (score = similarity).
 
         Args:
             read: entries of this retrieval read already (its keyword hits): not read again.
+            waiting: :meth:`search_waiting_soon` of this query (its waiting collection searched).
         """
         if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
             return []  # an empty collection still costs a query
-        hits = self._nearest(vector, depth, scope_of(user_id))
+        hits = self._nearest(vector, depth, scope_of(user_id), waiting)
         if self.scored_by_lines and not self.shared:
             hits = self._with_lines(vector, depth, scope_of(user_id), hits)
         unindexed = self._unindexed(vector, depth, user_id, {h.id for h in hits})
@@ -162,7 +171,20 @@ class RagLayer:
         ids = self.table.newest_leaning(self.layer, scope_of(user_id), slot, since, 1)
         return self.memories_for(ids, vector, user_id, tick)
 
-    def _nearest(self, vector: Vector, depth: int, scope: str) -> list[StoreHit]:
+    def search_waiting_soon(
+        self, cheap: Callable[[], Vector | None], depth: int, user_id: str | None
+    ) -> WaitingSearch | None:
+        """Start the search of the user's waiting collection, if any, with a query's ``cheap()``
+        vector (if it has one) while its whole vector is computed (:mod:`memory.index.early`)."""
+        scope = scope_of(user_id)
+        if self.shared or depth <= 0 or self.stores.waiting(scope) is None:
+            return None
+        vector = cheap()
+        return None if vector is None else self.stores.search_waiting_soon(scope, vector, depth)
+
+    def _nearest(
+        self, vector: Vector, depth: int, scope: str, waiting: WaitingSearch | None = None
+    ) -> list[StoreHit]:
         """HNSW search of a scope's own collection, or an exact ranking of a pooled scope's
         vectors read by id (see :mod:`memory.index.scoped`)."""
         if self.stores.pooled(scope):
@@ -171,7 +193,7 @@ class RagLayer:
                 self.stores.forget_layout()
             if self.stores.pooled(scope):
                 return nearest(vector, self.stores.for_scope(scope).vectors(ids), depth)
-        return self.stores.search(scope, vector, depth)
+        return self.stores.search(scope, vector, depth, waiting=waiting)
 
     def accepts(self, entry: MemoryEntry) -> bool:
         """Whether a search of this layer may return ``entry``: it is live here, or it is this

@@ -24,6 +24,7 @@ import numpy as np
 from memory.domain.persona import STATIC_DIR
 from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
 from memory.errors import StaticMemoryError
+from memory.index.early import WaitingSearch
 from memory.index.exact import closest, unit_matrix
 from memory.index.scoped import ScopedStores
 from memory.index.vector import Vector
@@ -185,9 +186,17 @@ class StaticLayer(RagLayer):
         return len(new)
 
     def dense_ranking(
-        self, vector: Vector, depth: int, user_id: str | None, tick: int, *, read: Fetched | None = None
+        self,
+        vector: Vector,
+        depth: int,
+        user_id: str | None,
+        tick: int,
+        *,
+        read: Fetched | None = None,
+        waiting: WaitingSearch | None = None,
     ) -> list[RetrievedMemory]:
-        """Exact cosine search over the preset memories, held in memory (they are few and fixed)."""
+        """Exact cosine search over the preset memories, held in memory (they are few and fixed;
+        a shared layer has no ``waiting`` collection)."""
         if depth <= 0:
             return []
         if self._matrix is None:

@@ -18,12 +18,14 @@ about, raises the memories it points at above the rest (:mod:`memory.retrieval.r
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.domain.types import DECAYING_LAYERS, Layer, RetrievedMemory
 from memory.domain.when import Window
+from memory.index.early import WaitingSearch
 from memory.index.vector import Vector
 from memory.layers.rag import Fetched, RagLayer
 from memory.record import keyword
@@ -34,6 +36,8 @@ from memory.retrieval.relevance import Bar, floored
 
 KeywordHits = dict[Layer, tuple[list[tuple[str, float]], Fetched]]
 """Per layer: a query's keyword ranking (``(entry id, bm25 score)``, best first), its hits read."""
+Waiting = dict[Layer, WaitingSearch]
+"""Per layer: the search of the user's waiting collection, started before the query's vector."""
 NOTHING = Fetched([], {}, set())
 DEEP_LAYERS = DECAYING_LAYERS
 """The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
@@ -83,6 +87,7 @@ class CandidateSearch:
         window: Window | None = None,
         keyword_hits: KeywordHits | None = None,
         asked: Asked | None = None,
+        waiting: Waiting | None = None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         """Every layer's candidates, best first, more than selection needs (it may skip some).
 
@@ -96,13 +101,15 @@ class CandidateSearch:
                 being computed (else searched here).
             asked: the slot the query asks about (:mod:`memory.retrieval.raised`): the newest
                 statement about it made after its profile fact comes first (hybrid mode).
+            waiting: :meth:`waiting_soon` of the same query.
         """
         if self.config.mode == RetrievalMode.HYBRID:
             if keyword_hits is None:
                 keyword_hits = self.keyword_hits(terms, bridged or set(), user_id, limit)
             return self._across_layers(
-                vector, keyword_hits, len(terms), user_id, tick, limit, bar, window=window, asked=asked
-            )
+                vector, keyword_hits, len(terms), user_id, tick, limit, bar, window=window, asked=asked,
+                waiting=waiting or {},
+            )  # fmt: skip
         return self._per_layer(vector, user_id, tick, limit, bar)
 
     def keyword_hits(
@@ -122,6 +129,20 @@ class CandidateSearch:
                 found[layer] = (hits, rag.fetch([entry_id for entry_id, _ in hits], user_id))
         return found
 
+    def waiting_soon(
+        self, cheap: Callable[[], Vector | None], user_id: str | None, limit: int | None
+    ) -> Waiting:
+        """Start each layer's search of the user's waiting collection, where it has one, with the
+        query's ``cheap()`` vector (hybrid mode; with none, they are searched with the rest)."""
+        if self.config.mode != RetrievalMode.HYBRID:
+            return {}
+        multiplier = self.config.candidate_multiplier
+        started = {
+            layer: rag.search_waiting_soon(cheap, self._depth(layer, limit) * multiplier, user_id)
+            for layer, rag in self.layers.items()
+        }
+        return {layer: search for layer, search in started.items() if search is not None}
+
     def _depth(self, layer: Layer, limit: int | None) -> int:
         config = self.config
         # a smaller limit searches as deep as the configured slots: its first is their first
@@ -135,8 +156,9 @@ class CandidateSearch:
         user_id: str | None,
         tick: int,
         read: Fetched | None = None,
+        waiting: WaitingSearch | None = None,
     ) -> list[RetrievedMemory]:
-        dense = rag.dense_ranking(vector, wide, user_id, tick, read=read)
+        dense = rag.dense_ranking(vector, wide, user_id, tick, read=read, waiting=waiting)
         if not self._deep(rag.layer):  # forgotten means out of reach
             dense = [m for m in dense if m.entry.layer != Layer.ARCHIVED]
         return dense
@@ -180,8 +202,9 @@ class CandidateSearch:
         *,
         window: Window | None,
         asked: Asked | None,
+        waiting: Waiting,
     ) -> dict[Layer, list[RetrievedMemory]]:
-        pool = self._pool(vector, keyword_hits, window, user_id, tick, limit)
+        pool = self._pool(vector, keyword_hits, window, user_id, tick, limit, waiting)
         config = self.config
         ranked = fused(pool, config, terms_count, two_tiers=self.two_tiers)
         kept = [(pool.by_id[f.id], f) for f in ranked if pool.by_id[f.id].similarity >= config.min_similarity]
@@ -229,6 +252,7 @@ class CandidateSearch:
         user_id: str | None,
         tick: int,
         limit: int | None,
+        waiting: Waiting,
     ) -> Pool:
         """Every layer's dense candidates, keyword hits and memories of a named time, in one pool."""
         config = self.config
@@ -243,7 +267,7 @@ class CandidateSearch:
                 continue
             wide = depth * config.candidate_multiplier
             layer_hits, fetched[id(rag)] = keyword_hits.get(layer, ([], NOTHING))
-            layer_dense = self._dense(rag, vector, wide, user_id, tick, fetched[id(rag)])
+            layer_dense = self._dense(rag, vector, wide, user_id, tick, fetched[id(rag)], waiting.get(layer))
             if window is not None and layer in DEEP_LAYERS:
                 timed.extend(rag.window_ranking(vector, window, wide, user_id, tick))
             dense.extend(layer_dense)

@@ -29,22 +29,45 @@ def _query_threads() -> ThreadPoolExecutor:
         return _threads
 
 
-def query_vector_soon(query: Query, embeddings: Embeddings, max_chars: int) -> Callable[[], list[float]]:
+class QueryVector:
+    """A query's vector under way: call it for the vector (waits for it). :meth:`cheap` is its
+    cheap-tier half, known sooner, where there is one."""
+
+    def __init__(
+        self,
+        query: Query,
+        finish: Callable[[], list[list[float]]],
+        cheap: Callable[[], list[list[float]]] | None = None,
+    ) -> None:
+        self._query, self._finish, self._cheap = query, finish, cheap
+
+    def __call__(self) -> list[float]:
+        return _combined(self._query, self._finish())
+
+    def cheap(self) -> list[float] | None:
+        """The vector a cheap-tier vector is searched with (an embedder with two tiers, a plain
+        query): its cosine with a cheap vector ranks as the whole vector's does. None for a
+        dialogue (its turns' halves combine differently) or an embedder with one tier."""
+        if self._cheap is None or self._query.is_dialogue:
+            return None
+        return self._cheap()[0]
+
+
+def query_vector_soon(query: Query, embeddings: Embeddings, max_chars: int) -> QueryVector:
     """The query's vector, started now on the query threads (the models run outside the
-    interpreter lock while the caller reads the record); the call returned finishes it: one
-    embedding of a plain query; for a dialogue, the mean direction of the whole conversation and
-    of its turns weighted newest first (one embedding call). ``max_chars``: characters of a text
-    embedded (a dialogue's whole text keeps its newest ones).
+    interpreter lock while the caller reads the record): one embedding of a plain query; for a
+    dialogue, the mean direction of the whole conversation and of its turns weighted newest
+    first (one embedding call). ``max_chars``: characters of a text embedded (a dialogue's whole
+    text keeps its newest ones).
 
     A model that embeds in two halves (``embed_queries_soon``: the blend) runs on those
     threads only the half that leaves the interpreter lock free, and the other on the caller's."""
     texts = _texts(query, max_chars)
     start = getattr(embeddings, "embed_queries_soon", None)
-    if start is not None:
-        finish: Callable[[], list[list[float]]] = start(texts, _query_threads())
-    else:
-        finish = _query_threads().submit(_embed, query, texts, embeddings).result
-    return lambda: _combined(query, finish())
+    if start is None:
+        return QueryVector(query, _query_threads().submit(_embed, query, texts, embeddings).result)
+    halves = start(texts, _query_threads())
+    return QueryVector(query, halves, getattr(halves, "cheap", None))
 
 
 def _texts(query: Query, max_chars: int) -> list[str]:

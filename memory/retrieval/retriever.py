@@ -43,7 +43,7 @@ from memory.record.profile import ProfileTable
 from memory.retrieval import raised, ranking
 from memory.retrieval.candidates import CandidateSearch
 from memory.retrieval.profile_select import ProfileSelector
-from memory.retrieval.query_vector import query_vector_soon
+from memory.retrieval.query_vector import QueryVector, query_vector_soon
 from memory.retrieval.query_words import QueryWords
 from memory.retrieval.relevance import Bar, RelevanceFloor
 from memory.retrieval.result import QueryInput, RetrievalResult
@@ -189,7 +189,7 @@ class MemoryRetriever:
     def _search(
         self,
         parsed: Query,
-        embedding: Callable[[], list[float]],
+        embedding: QueryVector,
         user_id: str | None,
         limit: int | None,
         now: datetime,
@@ -206,13 +206,14 @@ class MemoryRetriever:
             searched.keywords = {**translated, **{term: term for term in terms}}
             tick = self.db.tick_of(scope_of(user_id))
             window = window_of(parsed.latest, now) if self.config.time_windows else None
+            waiting = self.search.waiting_soon(embedding.cheap, user_id, limit)  # searched meanwhile
             hits = self.search.keyword_hits(terms, bridged, user_id, limit)
             searched.vector = vector = embedding()  # as memories are embedded
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             searched.bar = bar = self.floor.bar(vector) if floored else None
             found = self.search.rank(
                 vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits,
-                asked=asked,
+                asked=asked, waiting=waiting,
             )  # fmt: skip
             found = ranking.distinct(found, shown)
         except Exception as exc:

@@ -157,3 +157,30 @@ def test_a_start_after_enrichment_was_cut_keeps_the_full_vectors(make_manager, c
     vectors = stores.vectors("collector", ids)
     assert tiers is not None and len(vectors) == len(ids) and all(map(tiers.is_enriched, vectors.values()))
     assert "第3张黑胶唱片" in again.retrieve("第3张黑胶唱片", user_id="collector")[1]
+
+
+def test_memories_waiting_for_enrichment_are_scored_as_the_whole_query_scores_them(
+    make_manager, config
+) -> None:
+    """A heavy user's waiting collection is searched with the query's cheap half while E5 computes
+    the rest; its memories come back with the similarity the whole query vector gives them."""
+    config.active.capacity = 2
+    manager = make_manager(config, background=False)  # nothing enriched: the waiting collection stays
+    manager.import_interactions(_collector(POOL_LIMIT + 10))
+    assert manager.flush()
+    layer = manager._engine.layers.rag[Layer.TEMPORARY]
+    assert layer.stores.waiting("collector") is not None and layer.tiers is not None
+    ids = [e.id for e in manager.inspector.entries(Layer.TEMPORARY, "collector")]
+    stored = layer.stores.vectors("collector", ids)
+    for query in ["我收藏的第7张黑胶唱片", "Which vinyl record did I collect seventh?"]:
+        whole = np.asarray(manager._engine.embeddings.embed_query(query))
+        expected = {
+            i: layer.tiers.cheap_scale * float(whole @ v) / float(np.linalg.norm(whole) * np.linalg.norm(v))
+            for i, v in stored.items()
+        }
+        found = [
+            m for m in manager.retrieve_memories(query, user_id="collector").memories if m.entry.id in stored
+        ]
+        dense = sorted((m for m in found if m.dense_rank is not None), key=lambda m: m.dense_rank or 0)
+        assert dense and dense[0].entry.id == max(expected, key=lambda i: expected[i])
+        assert all(abs(m.similarity - expected[m.entry.id]) < 1e-4 for m in found)
