@@ -29,7 +29,8 @@ texts on 2 cores, two batches at a time: 109-112 texts/s in batches of 64, 115-1
 BUSY_SECONDS = 1.0
 """Enrichment waits while a request came within this long (it takes a core from requests)..."""
 BACKLOG_UNDER_LOAD = 1000
-"""...unless this many memories wait for it (the backlog stays bounded under sustained load)."""
+"""...unless the backlog grew by this many memories since requests began coming (it stays bounded
+under sustained load; what waited before them, an import's, waits for a quiet moment)."""
 SHARED_LOOK_SECONDS = 5.0
 """How often the worker looks for static memories to enrich once it found none (they come at
 a start, and again after a reindex)."""
@@ -62,7 +63,9 @@ class Enricher:
         self._bulk = 0
         self._last_request = -math.inf
         self._backlog_seen = (-math.inf, False)
-        """When the backlog was last looked at, and whether it was over :data:`BACKLOG_UNDER_LOAD`."""
+        """When the backlog was last looked at, and whether it had grown by :data:`BACKLOG_UNDER_LOAD`."""
+        self._floor: int | None = None
+        """The smallest backlog seen since requests began coming (None: no request came lately)."""
         self._pool: ThreadPoolExecutor | None = None
         self._shared_look = -math.inf
 
@@ -91,17 +94,28 @@ class Enricher:
 
     def held_back(self) -> bool:
         """Whether background enrichment waits now: a caller's bulk work runs, or a request came
-        just now and the backlog is under :data:`BACKLOG_UNDER_LOAD`."""
+        just now and the backlog grew by less than :data:`BACKLOG_UNDER_LOAD` since they began."""
         if self.bulk_running():
             return True
         if not self.busy():
+            self._floor, self._backlog_seen = None, (-math.inf, False)
             return False
         now = time.monotonic()
         seen_at, over = self._backlog_seen
         if now - seen_at >= BACKLOG_SEEN_SECONDS:
-            over = self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD)
+            over = self._grown()
             self._backlog_seen = (now, over)
         return not over
+
+    def _grown(self) -> bool:
+        """Whether the backlog grew by :data:`BACKLOG_UNDER_LOAD` above its smallest since requests
+        began (counted only once it holds that many: a small one is never counted)."""
+        if not self.table.has_pending_index(IndexState.SEARCHABLE, at_least=BACKLOG_UNDER_LOAD):
+            self._floor = 0
+            return False
+        backlog = self.table.pending_index_count(IndexState.SEARCHABLE)
+        self._floor = backlog if self._floor is None else min(self._floor, backlog)
+        return backlog >= self._floor + BACKLOG_UNDER_LOAD
 
     def waiting(self) -> int:
         """Live entries searchable by their cheap vector, their full one not stored yet."""
