@@ -209,13 +209,13 @@ class QueryPass:
     """A query's blended vectors under way (:meth:`BlendedEmbeddings.embed_queries_soon`): E5's
     pass runs on another thread; USE's half is computed on the caller's, once."""
 
-    def __init__(self, blend: BlendedEmbeddings, texts: list[str], e5: Future[Any] | None) -> None:
-        self._blend, self._texts, self._e5 = blend, texts, e5
+    def __init__(self, model: BlendedEmbeddings, texts: list[str], e5: Future[Any] | None) -> None:
+        self._model, self._texts, self._e5 = model, texts, e5
         self._use: list[list[float]] | None = None
 
     def _use_half(self) -> list[list[float]]:
         if self._use is None:
-            self._use = self._blend._use.embed_documents(self._texts) if self._texts else []
+            self._use = self._model._use.embed_documents(self._texts) if self._texts else []
         return self._use
 
     def cheap(self) -> list[list[float]]:
@@ -227,5 +227,5 @@ class QueryPass:
         """The texts' blended vectors (waits for E5's pass)."""
         if self._e5 is None:
             return []
-        blend = self._blend
-        return blend._blend(self._use_half(), self._e5.result(), blend._query_means, self._texts)
+        model = self._model
+        return model._blend(self._use_half(), self._e5.result(), model._query_means, self._texts)
