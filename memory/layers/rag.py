@@ -106,10 +106,13 @@ class RagLayer:
         """
         if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
             return []  # an empty collection still costs a query
+        # the record before the index: the worker stores a vector before it marks its entry
+        # stored, so an entry it stores meanwhile is found by one of the two
+        pending = self.table.unindexed(self.layer, self._scope(user_id), UNINDEXED_SCORED)
         hits = self._nearest(vector, depth, scope_of(user_id), waiting)
         if self.scored_by_lines and not self.shared:
             hits = self._with_lines(vector, depth, scope_of(user_id), hits)
-        unindexed = self._unindexed(vector, depth, user_id, {h.id for h in hits})
+        unindexed = self._unindexed(vector, depth, pending, {h.id for h in hits})
         hits = [*hits, *unindexed]
         # SQLite is the truth: it says whether a vector's entry is hot here or cold (forgotten
         # from here: deep recall); an id SQLite does not hold is skipped
@@ -123,14 +126,12 @@ class RagLayer:
             if h.id in by_id
         ]
 
-    def _unindexed(self, vector: Vector, depth: int, user_id: str | None, found: set[str]) -> list[StoreHit]:
-        """The scope's newest memories the worker has not stored in the index yet, scored by
-        vectors computed here (:meth:`LayerIndex.vectors_now`): searchable once recorded."""
-        waiting = [
-            e
-            for e in self.table.unindexed(self.layer, self._scope(user_id), UNINDEXED_SCORED)
-            if e.id not in found
-        ]
+    def _unindexed(
+        self, vector: Vector, depth: int, pending: list[MemoryEntry], found: set[str]
+    ) -> list[StoreHit]:
+        """The scope's newest memories the worker had not stored in the index (``pending``), scored
+        by vectors computed here (:meth:`LayerIndex.vectors_now`): searchable once recorded."""
+        waiting = [e for e in pending if e.id not in found]
         if not waiting:
             return []
         return nearest(vector, self.index.vectors_now(waiting), depth)

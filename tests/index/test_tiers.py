@@ -14,6 +14,7 @@ import numpy as np
 from helpers.store import config_env
 from memory import Layer, MemoryConfig, MemoryManager
 from memory.index import e5_engines
+from memory.layers.rag import RagLayer
 from memory.samples import background_sentences
 
 FILLER = [
@@ -56,6 +57,25 @@ def test_a_memory_is_found_by_meaning_before_the_index_stores_it(make_manager) -
     assert fact.id not in manager.inspector.indexed_ids(Layer.TEMPORARY, "u1")  # the retrieval stored nothing
     manager.flush()
     assert fact.id in manager.inspector.indexed_ids(Layer.TEMPORARY, "u1")
+
+
+def test_a_memory_the_worker_stores_during_a_retrieval_is_found(make_manager, monkeypatch) -> None:
+    """The worker stores a memory's vector, then marks it stored: a retrieval that searches the
+    index just before and reads what waits for it just after still finds the memory."""
+    manager = make_manager(background=False)  # the test plays the worker
+    manager.record_interaction_sync("我对花生过敏，吃一点就会起疹子", "记住了～", user_id="u1")
+    for i in range(10):  # the active window moves on: the fact waits in the temporary layer
+        manager.record_interaction_sync(f"第{i}次随便聊聊天气", "好呀", user_id="u1")
+    search = RagLayer._nearest
+
+    def then_the_worker_runs(layer: RagLayer, *args: object, **kwargs: object) -> object:
+        found = search(layer, *args, **kwargs)
+        manager.flush()  # the worker stores every waiting vector right after the search
+        return found
+
+    monkeypatch.setattr(RagLayer, "_nearest", then_the_worker_runs)
+    result = manager.retrieve_memories("哪种坚果我碰不得？", user_id="u1")  # no word of the fact
+    assert any("花生" in m.entry.content and m.dense_rank is not None for m in result.memories)
 
 
 def test_retrievals_go_before_the_enrichment_backlog(make_manager) -> None:

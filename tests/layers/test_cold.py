@@ -119,6 +119,7 @@ def test_with_a_tier_penalty_a_hot_memory_wins_a_tie_with_a_cold_one(make_manage
     _forget_the_allergy(manager)
     config.retrieval.top_k = 1
     fill(manager, [PEANUT, "最后一句"])  # the same words again, now hot
+    manager.flush(enrich=True)  # its vector the same as the cold one's: a tie
     result = manager.retrieve_memories(PEANUT)
     assert len(result.memories) == 1 and not result.memories[0].revived
 
