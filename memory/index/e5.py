@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
@@ -197,35 +197,40 @@ class BlendedEmbeddings(Embeddings):
         return self._e5.encode(cut, as_query=True, last_tokens=E5_QUERY_TOKENS)
 
     def embed_queries_soon(self, texts: list[str], threads: Executor) -> QueryPass:
-        """:meth:`embed_queries` in two halves: E5's pass starts now on ``threads``; the
-        :class:`QueryPass` returned computes USE's half on the caller's thread, then blends.
+        """:meth:`embed_queries` in two halves: E5's pass starts on ``threads``, then USE's half is
+        computed on the caller's thread, and the :class:`QueryPass` returned blends them.
         USE is numpy, many small steps: on another thread each step would wait for the
         interpreter lock while the caller runs Python (ten times slower beside a busy caller)."""
         self._load_e5_soon()
-        return QueryPass(self, texts, threads.submit(self._e5_queries, texts) if texts else None)
+        e5 = threads.submit(self._e5_queries, texts) if texts else None
+        return QueryPass(self, texts, e5, self._use.embed_documents(texts) if texts else [])
 
 
 class QueryPass:
-    """A query's blended vectors under way (:meth:`BlendedEmbeddings.embed_queries_soon`): E5's
-    pass runs on another thread; USE's half is computed on the caller's, once."""
+    """A query's blended vectors under way (:meth:`BlendedEmbeddings.embed_queries_soon`): USE's
+    half is known, E5's pass runs on another thread."""
 
-    def __init__(self, model: BlendedEmbeddings, texts: list[str], e5: Future[Any] | None) -> None:
-        self._model, self._texts, self._e5 = model, texts, e5
-        self._use: list[list[float]] | None = None
-
-    def _use_half(self) -> list[list[float]]:
-        if self._use is None:
-            self._use = self._model._use.embed_documents(self._texts) if self._texts else []
-        return self._use
+    def __init__(
+        self, model: BlendedEmbeddings, texts: list[str], e5: Future[Any] | None, use: list[list[float]]
+    ) -> None:
+        self._model, self._texts, self._e5, self._use = model, texts, e5, use
 
     def cheap(self) -> list[list[float]]:
         """The texts' cheap-tier vectors (``[USE, 0]``), before E5's pass is done."""
         zeros = [0.0] * E5_DIMENSIONS
-        return [[*row, *zeros] for row in self._use_half()]
+        return [[*row, *zeros] for row in self._use]
+
+    def when_ready(self, call: Callable[[], None]) -> None:
+        """Run ``call`` once the blended vectors can be had without waiting: on the thread that
+        finishes E5's pass, or here if it has finished."""
+        if self._e5 is None:
+            call()
+        else:
+            self._e5.add_done_callback(lambda _: call())
 
     def __call__(self) -> list[list[float]]:
         """The texts' blended vectors (waits for E5's pass)."""
         if self._e5 is None:
             return []
         model = self._model
-        return model._blend(self._use_half(), self._e5.result(), model._query_means, self._texts)
+        return model._blend(self._use, self._e5.result(), model._query_means, self._texts)

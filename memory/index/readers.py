@@ -66,6 +66,12 @@ class Readers:
                 self._beside = ThreadPoolExecutor(BESIDE_THREADS, thread_name_prefix="persona-memory-read")
             return self._beside.submit(call)
 
+    def start(self, call: Callable[[], None]) -> None:
+        """Start ``call`` on a thread beside the caller's, if the threads still run (after
+        :meth:`close`, whoever waits for its result runs it: :class:`memory.index.early.Once`)."""
+        with contextlib.suppress(RuntimeError):  # shut down meanwhile
+            self.submit(call)
+
     def each(self, calls: Sequence[Callable[[], _T]]) -> list[_T]:
         """Each call's result: the first run on this thread, the others beside it."""
         beside = [self.submit(call) for call in calls[1:]]

@@ -34,7 +34,7 @@ from langchain_core.embeddings import Embeddings
 
 from memory.config import StoreMode
 from memory.index.chroma import ChromaBackend
-from memory.index.early import WaitingSearch
+from memory.index.early import EarlySearch, Once, QuerySoon
 from memory.index.exact import best_hits
 from memory.index.readers import Readers
 from memory.index.vector import Vector
@@ -47,6 +47,8 @@ POOL_LIMIT = 64
 """Memories (hot and cold) a scope may hold in the pooled collection; one more moves it out."""
 WAITING_SUFFIX = "__waiting"
 """The suffix of a scope's collection of cheap vectors waiting for enrichment."""
+OWN, WAITING = slice(0, 1), slice(1, None)
+"""A scope's own store and its waiting one among :meth:`ScopedStores._held`'s."""
 WAITING_FROM = 64
 """Vectors of one scope that go to a new waiting collection (fewer, a chat turn's, are replaced
 in place: a collection made and dropped for one memory took 25 ms against 13 ms)."""
@@ -175,29 +177,29 @@ class ScopedStores:
                 merged.update(own.vectors(missing))
             return merged
 
-    def search(
-        self, scope: str, vector: Vector, depth: int, *, waiting: WaitingSearch | None = None
-    ) -> list[StoreHit]:
-        """HNSW search of a scope's own collection (and of its waiting one, unless ``waiting``
-        searched it already: :meth:`search_waiting_soon`), best first."""
+    def search(self, scope: str, vector: Vector, depth: int) -> list[StoreHit]:
+        """HNSW search of a scope's own collection and of its waiting one, best first."""
         with self._held(scope) as stores:
-            calls = [functools.partial(store.search, vector, depth) for store in stores]
-            found = self._readers.each(calls[:1] if waiting is not None else calls)
-        if waiting is not None:
-            found.append(waiting.hits(vector))
+            found = self._readers.each([functools.partial(store.search, vector, depth) for store in stores])
         return found[0] if len(found) == 1 else best_hits([hit for part in found for hit in part], depth)
 
-    def search_waiting_soon(self, scope: str, cheap: Vector, depth: int) -> WaitingSearch | None:
-        """Start searching a scope's waiting collection, if it has one, with a query's cheap
-        vector (:mod:`memory.index.early`); :meth:`search` takes it."""
-        if self.waiting(scope) is None:
-            return None
+    def search_soon(self, scope: str, query: QuerySoon, depth: int) -> EarlySearch:
+        """Search a scope's collections on reader threads as soon as each can be searched: its
+        waiting one with the query's cheap vector at once, if the query has one; the rest once
+        the query's whole vector is known (:mod:`memory.index.early`)."""
+        cheap = query.cheap() if self.waiting(scope) is not None else None
+        waiting = None if cheap is None else Once(lambda: self._search_each(scope, cheap, depth, WAITING))
+        rest = OWN if cheap is not None else slice(None)
+        whole = Once(lambda: self._search_each(scope, query(), depth, rest))
+        query.when_ready(lambda: self._readers.start(whole.run))
+        return EarlySearch(whole, waiting, cheap, depth)
 
-        def search() -> list[StoreHit]:
-            with self._held(scope) as stores:
-                return stores[1].search(cheap, depth) if len(stores) > 1 else []
-
-        return WaitingSearch(cheap, search, self._readers.submit(search))
+    def _search_each(self, scope: str, vector: Vector, depth: int, which: slice) -> list[StoreHit]:
+        """A scope's stores (``which`` of its own and its waiting one), one after the other on
+        this thread, best first."""
+        with self._held(scope) as stores:
+            found = [store.search(vector, depth) for store in stores[which]]
+        return found[0] if len(found) == 1 else best_hits([hit for part in found for hit in part], depth)
 
     def scope_ids(self, scope: str) -> set[str]:
         """The ids a scope has vectors for (a pooled scope's read by its metadata)."""

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from memory.domain.types import SHARED_SCOPE, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.domain.when import Window
-from memory.index.early import WaitingSearch
+from memory.index.early import EarlySearch, QuerySoon
 from memory.index.exact import nearest
 from memory.index.scoped import POOL_LIMIT, ScopedStores
 from memory.index.vector import Vector
@@ -30,6 +30,15 @@ PENDING_EMBEDDED = 4
 """Keyword hits not yet in the vector index that a retrieval embeds itself (the best ranked)."""
 UNINDEXED_SCORED = 16
 """A scope's newest memories not yet in the vector index that a dense search scores itself."""
+
+
+@dataclass(frozen=True)
+class Early:
+    """A layer's search started before the query's vector is known (:meth:`RagLayer.search_soon`)."""
+
+    pending: list[MemoryEntry]
+    """The newest entries the index did not hold yet, read before it was searched."""
+    index: EarlySearch
 
 
 @dataclass(frozen=True)
@@ -96,20 +105,23 @@ class RagLayer:
         tick: int,
         *,
         read: Fetched | None = None,
-        waiting: WaitingSearch | None = None,
+        early: Early | None = None,
     ) -> list[RetrievedMemory]:
         """Up to ``depth`` live entries nearest to ``vector``, best first (score = similarity).
 
         Args:
             read: entries of this retrieval read already (its keyword hits): not read again.
-            waiting: :meth:`search_waiting_soon` of this query (its waiting collection searched).
+            early: :meth:`search_soon` of this query (its index searched already).
         """
-        if depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
+        if early is not None:
+            pending, hits = early.pending, early.index.hits(vector)
+        elif depth <= 0 or not self.table.exists(self.layer, self._scope(user_id)):
             return []  # an empty collection still costs a query
-        # the record before the index: the worker stores a vector before it marks its entry
-        # stored, so an entry it stores meanwhile is found by one of the two
-        pending = self.table.unindexed(self.layer, self._scope(user_id), UNINDEXED_SCORED)
-        hits = self._nearest(vector, depth, scope_of(user_id), waiting)
+        else:
+            # the record before the index: the worker stores a vector before it marks its entry
+            # stored, so an entry it stores meanwhile is found by one of the two
+            pending = self.table.unindexed(self.layer, self._scope(user_id), UNINDEXED_SCORED)
+            hits = self._nearest(vector, depth, scope_of(user_id))
         if self.scored_by_lines and not self.shared:
             hits = self._with_lines(vector, depth, scope_of(user_id), hits)
         unindexed = self._unindexed(vector, depth, pending, {h.id for h in hits})
@@ -172,20 +184,17 @@ class RagLayer:
         ids = self.table.newest_leaning(self.layer, scope_of(user_id), slot, since, 1)
         return self.memories_for(ids, vector, user_id, tick)
 
-    def search_waiting_soon(
-        self, cheap: Callable[[], Vector | None], depth: int, user_id: str | None
-    ) -> WaitingSearch | None:
-        """Start the search of the user's waiting collection, if any, with a query's ``cheap()``
-        vector (if it has one) while its whole vector is computed (:mod:`memory.index.early`)."""
+    def search_soon(self, query: QuerySoon, depth: int, user_id: str | None) -> Early | None:
+        """Start searching the user's own collection and its waiting one, where the user has
+        them, while the query's vector is computed (:meth:`ScopedStores.search_soon`)."""
         scope = scope_of(user_id)
-        if self.shared or depth <= 0 or self.stores.waiting(scope) is None:
+        if self.shared or depth <= 0 or self.stores.pooled(scope) or not self.table.exists(self.layer, scope):
             return None
-        vector = cheap()
-        return None if vector is None else self.stores.search_waiting_soon(scope, vector, depth)
+        # the record before the index: see dense_ranking
+        pending = self.table.unindexed(self.layer, scope, UNINDEXED_SCORED)
+        return Early(pending, self.stores.search_soon(scope, query, depth))
 
-    def _nearest(
-        self, vector: Vector, depth: int, scope: str, waiting: WaitingSearch | None = None
-    ) -> list[StoreHit]:
+    def _nearest(self, vector: Vector, depth: int, scope: str) -> list[StoreHit]:
         """HNSW search of a scope's own collection, or an exact ranking of a pooled scope's
         vectors read by id (see :mod:`memory.index.scoped`)."""
         if self.stores.pooled(scope):
@@ -194,7 +203,7 @@ class RagLayer:
                 self.stores.forget_layout()
             if self.stores.pooled(scope):
                 return nearest(vector, self.stores.for_scope(scope).vectors(ids), depth)
-        return self.stores.search(scope, vector, depth, waiting=waiting)
+        return self.stores.search(scope, vector, depth)
 
     def accepts(self, entry: MemoryEntry) -> bool:
         """Whether a search of this layer may return ``entry``: it is live here, or it is this

@@ -14,7 +14,7 @@ import logging
 import math
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,12 +24,11 @@ import numpy as np
 from memory.domain.persona import STATIC_DIR
 from memory.domain.types import SHARED_SCOPE, IndexState, Layer, MemoryEntry, RetrievedMemory
 from memory.errors import StaticMemoryError
-from memory.index.early import WaitingSearch
 from memory.index.exact import closest, unit_matrix
 from memory.index.scoped import ScopedStores
 from memory.index.vector import Vector
 from memory.index.vectors import VectorStore
-from memory.layers.rag import Fetched, RagLayer
+from memory.layers.rag import Early, Fetched, RagLayer
 from memory.record import keyword
 from memory.record.entries import EntryTable
 
@@ -193,20 +192,30 @@ class StaticLayer(RagLayer):
         tick: int,
         *,
         read: Fetched | None = None,
-        waiting: WaitingSearch | None = None,
+        early: Early | None = None,
     ) -> list[RetrievedMemory]:
         """Exact cosine search over the preset memories, held in memory (they are few and fixed;
-        a shared layer has no ``waiting`` collection)."""
+        a shared layer is never searched ``early``)."""
         if depth <= 0:
             return []
-        if self._matrix is None:
-            self._matrix = self._load_matrix()
-            if self._matrix is None:
-                return super().dense_ranking(vector, depth, user_id, tick, read=read)
-        entries, matrix = self._matrix
+        held = self._held()
+        if held is None:
+            return super().dense_ranking(vector, depth, user_id, tick, read=read)
+        entries, matrix = held
         if not entries:
             return []
         return [RetrievedMemory(entries[i], score, score, 1.0) for i, score in closest(matrix, vector, depth)]
+
+    def fetch(self, ids: Sequence[str], user_id: str | None) -> Fetched:
+        """Preset memories by id with their vectors, from memory once they are held there (every
+        retrieval reads the ones its keywords match)."""
+        held = self._held()
+        if held is None:
+            return super().fetch(ids, user_id)
+        entries, matrix = held
+        wanted = set(ids)
+        rows = [(i, entry) for i, entry in enumerate(entries) if entry.id in wanted]
+        return Fetched([entry for _, entry in rows], {entry.id: matrix[i] for i, entry in rows}, set())
 
     def keyword_ranking(
         self,
@@ -231,6 +240,13 @@ class StaticLayer(RagLayer):
         total = len(self._texts)
         scores = {i: sum(math.log(1 + total / df[t]) for t in found) for i, found in matched.items() if found}
         return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:depth]
+
+    def _held(self) -> tuple[list[MemoryEntry], np.ndarray] | None:
+        """The memories and their unit vectors held in memory (loaded once), or None while the
+        store has not embedded them all (the store answers until it has)."""
+        if self._matrix is None:
+            self._matrix = self._load_matrix()
+        return self._matrix
 
     def _load_matrix(self) -> tuple[list[MemoryEntry], np.ndarray] | None:
         entries = self.entries()

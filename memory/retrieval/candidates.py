@@ -18,16 +18,15 @@ about, raises the memories it points at above the rest (:mod:`memory.retrieval.r
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from memory.config import RetrievalConfig, RetrievalMode
 from memory.domain.types import DECAYING_LAYERS, Layer, RetrievedMemory
 from memory.domain.when import Window
-from memory.index.early import WaitingSearch
+from memory.index.early import QuerySoon
 from memory.index.vector import Vector
-from memory.layers.rag import Fetched, RagLayer
+from memory.layers.rag import Early, Fetched, RagLayer
 from memory.record import keyword
 from memory.retrieval import ranking
 from memory.retrieval.fusion import Pool, fused
@@ -36,8 +35,8 @@ from memory.retrieval.relevance import Bar, floored
 
 KeywordHits = dict[Layer, tuple[list[tuple[str, float]], Fetched]]
 """Per layer: a query's keyword ranking (``(entry id, bm25 score)``, best first), its hits read."""
-Waiting = dict[Layer, WaitingSearch]
-"""Per layer: the search of the user's waiting collection, started before the query's vector."""
+Started = dict[Layer, Early]
+"""Per layer: its search of the user's collections, started before the query's vector is known."""
 NOTHING = Fetched([], {}, set())
 DEEP_LAYERS = DECAYING_LAYERS
 """The layers whose forgotten entries deep recall searches (static memories are never forgotten)."""
@@ -87,7 +86,7 @@ class CandidateSearch:
         window: Window | None = None,
         keyword_hits: KeywordHits | None = None,
         asked: Asked | None = None,
-        waiting: Waiting | None = None,
+        early: Started | None = None,
     ) -> dict[Layer, list[RetrievedMemory]]:
         """Every layer's candidates, best first, more than selection needs (it may skip some).
 
@@ -101,21 +100,22 @@ class CandidateSearch:
                 being computed (else searched here).
             asked: the slot the query asks about (:mod:`memory.retrieval.raised`): the newest
                 statement about it made after its profile fact comes first (hybrid mode).
-            waiting: :meth:`waiting_soon` of the same query.
+            early: :meth:`search_soon` of the same query.
         """
         if self.config.mode == RetrievalMode.HYBRID:
             if keyword_hits is None:
-                keyword_hits = self.keyword_hits(terms, bridged or set(), user_id, limit)
+                keyword_hits = self.keyword_hits(terms, bridged or set(), user_id, limit, {})
             return self._across_layers(
                 vector, keyword_hits, len(terms), user_id, tick, limit, bar, window=window, asked=asked,
-                waiting=waiting or {},
+                early=early or {},
             )  # fmt: skip
         return self._per_layer(vector, user_id, tick, limit, bar)
 
     def keyword_hits(
-        self, terms: set[str], bridged: set[str], user_id: str | None, limit: int | None
+        self, terms: set[str], bridged: set[str], user_id: str | None, limit: int | None, then: Started
     ) -> KeywordHits:
-        """Each layer's keyword ranking for a hybrid retrieval (needs no query vector)."""
+        """Each layer's keyword ranking for a hybrid retrieval (needs no query vector), then the
+        cheap searches of :meth:`search_soon` (``then``), before the retrieval waits for E5."""
         if self.config.mode != RetrievalMode.HYBRID:
             return {}
         found: KeywordHits = {}
@@ -127,18 +127,18 @@ class CandidateSearch:
                     self.keywords, terms, wide, user_id, with_cold=self._deep(layer), extra=bridged
                 )
                 found[layer] = (hits, rag.fetch([entry_id for entry_id, _ in hits], user_id))
+        for started in then.values():
+            started.index.search_cheap()
         return found
 
-    def waiting_soon(
-        self, cheap: Callable[[], Vector | None], user_id: str | None, limit: int | None
-    ) -> Waiting:
-        """Start each layer's search of the user's waiting collection, where it has one, with the
-        query's ``cheap()`` vector (hybrid mode; with none, they are searched with the rest)."""
+    def search_soon(self, query: QuerySoon, user_id: str | None, limit: int | None) -> Started:
+        """Start each layer's search of the user's collections, where the user has their own,
+        while the ``query``'s vector is computed (hybrid mode; other searches come with the rest)."""
         if self.config.mode != RetrievalMode.HYBRID:
             return {}
         multiplier = self.config.candidate_multiplier
         started = {
-            layer: rag.search_waiting_soon(cheap, self._depth(layer, limit) * multiplier, user_id)
+            layer: rag.search_soon(query, self._depth(layer, limit) * multiplier, user_id)
             for layer, rag in self.layers.items()
         }
         return {layer: search for layer, search in started.items() if search is not None}
@@ -156,9 +156,9 @@ class CandidateSearch:
         user_id: str | None,
         tick: int,
         read: Fetched | None = None,
-        waiting: WaitingSearch | None = None,
+        early: Early | None = None,
     ) -> list[RetrievedMemory]:
-        dense = rag.dense_ranking(vector, wide, user_id, tick, read=read, waiting=waiting)
+        dense = rag.dense_ranking(vector, wide, user_id, tick, read=read, early=early)
         if not self._deep(rag.layer):  # forgotten means out of reach
             dense = [m for m in dense if m.entry.layer != Layer.ARCHIVED]
         return dense
@@ -202,9 +202,9 @@ class CandidateSearch:
         *,
         window: Window | None,
         asked: Asked | None,
-        waiting: Waiting,
+        early: Started,
     ) -> dict[Layer, list[RetrievedMemory]]:
-        pool = self._pool(vector, keyword_hits, window, user_id, tick, limit, waiting)
+        pool = self._pool(vector, keyword_hits, window, user_id, tick, limit, early)
         config = self.config
         ranked = fused(pool, config, terms_count, two_tiers=self.two_tiers)
         kept = [(pool.by_id[f.id], f) for f in ranked if pool.by_id[f.id].similarity >= config.min_similarity]
@@ -252,7 +252,7 @@ class CandidateSearch:
         user_id: str | None,
         tick: int,
         limit: int | None,
-        waiting: Waiting,
+        early: Started,
     ) -> Pool:
         """Every layer's dense candidates, keyword hits and memories of a named time, in one pool."""
         config = self.config
@@ -267,7 +267,7 @@ class CandidateSearch:
                 continue
             wide = depth * config.candidate_multiplier
             layer_hits, fetched[id(rag)] = keyword_hits.get(layer, ([], NOTHING))
-            layer_dense = self._dense(rag, vector, wide, user_id, tick, fetched[id(rag)], waiting.get(layer))
+            layer_dense = self._dense(rag, vector, wide, user_id, tick, fetched[id(rag)], early.get(layer))
             if window is not None and layer in DEEP_LAYERS:
                 timed.extend(rag.window_ranking(vector, window, wide, user_id, tick))
             dense.extend(layer_dense)

@@ -30,19 +30,25 @@ def _query_threads() -> ThreadPoolExecutor:
 
 
 class QueryVector:
-    """A query's vector under way: call it for the vector (waits for it). :meth:`cheap` is its
-    cheap-tier half, known sooner, where there is one."""
+    """A query's vector under way: call it for the vector (waits for it; computed once).
+    :meth:`cheap` is its cheap-tier half, known sooner, where there is one."""
 
     def __init__(
         self,
         query: Query,
         finish: Callable[[], list[list[float]]],
+        when_ready: Callable[[Callable[[], None]], None],
         cheap: Callable[[], list[list[float]]] | None = None,
     ) -> None:
-        self._query, self._finish, self._cheap = query, finish, cheap
+        self._query, self._finish, self._when_ready, self._cheap = query, finish, when_ready, cheap
+        self._lock = threading.Lock()
+        self._vector: list[float] | None = None
 
     def __call__(self) -> list[float]:
-        return _combined(self._query, self._finish())
+        with self._lock:
+            if self._vector is None:
+                self._vector = _combined(self._query, self._finish())
+            return self._vector
 
     def cheap(self) -> list[float] | None:
         """The vector a cheap-tier vector is searched with (an embedder with two tiers, a plain
@@ -52,6 +58,11 @@ class QueryVector:
             return None
         return self._cheap()[0]
 
+    def when_ready(self, call: Callable[[], None]) -> None:
+        """Run ``call`` once the models' passes are done (on the thread that finishes the last,
+        or here if they are): calling this vector then computes it without waiting."""
+        self._when_ready(call)
+
 
 def query_vector_soon(query: Query, embeddings: Embeddings, max_chars: int) -> QueryVector:
     """The query's vector, started now on the query threads (the models run outside the
@@ -60,14 +71,16 @@ def query_vector_soon(query: Query, embeddings: Embeddings, max_chars: int) -> Q
     first (one embedding call). ``max_chars``: characters of a text embedded (a dialogue's whole
     text keeps its newest ones).
 
-    A model that embeds in two halves (``embed_queries_soon``: the blend) runs on those
-    threads only the half that leaves the interpreter lock free, and the other on the caller's."""
+    A model that embeds in two halves (``embed_queries_soon``: the blend, whose pass says
+    ``when_ready``) runs on those threads only the half that leaves the interpreter lock free,
+    and the other on the caller's."""
     texts = _texts(query, max_chars)
     start = getattr(embeddings, "embed_queries_soon", None)
     if start is None:
-        return QueryVector(query, _query_threads().submit(_embed, query, texts, embeddings).result)
+        running = _query_threads().submit(_embed, query, texts, embeddings)
+        return QueryVector(query, running.result, lambda call: running.add_done_callback(lambda _: call()))
     halves = start(texts, _query_threads())
-    return QueryVector(query, halves, getattr(halves, "cheap", None))
+    return QueryVector(query, halves, halves.when_ready, getattr(halves, "cheap", None))
 
 
 def _texts(query: Query, max_chars: int) -> list[str]:

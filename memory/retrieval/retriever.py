@@ -206,14 +206,14 @@ class MemoryRetriever:
             searched.keywords = {**translated, **{term: term for term in terms}}
             tick = self.db.tick_of(scope_of(user_id))
             window = window_of(parsed.latest, now) if self.config.time_windows else None
-            waiting = self.search.waiting_soon(embedding.cheap, user_id, limit)  # searched meanwhile
-            hits = self.search.keyword_hits(terms, bridged, user_id, limit)
+            early = self.search.search_soon(embedding, user_id, limit)  # searched meanwhile
+            hits = self.search.keyword_hits(terms, bridged, user_id, limit, then=early)
             searched.vector = vector = embedding()  # as memories are embedded
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
             searched.bar = bar = self.floor.bar(vector) if floored else None
             found = self.search.rank(
                 vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits,
-                asked=asked, waiting=waiting,
+                asked=asked, early=early,
             )  # fmt: skip
             found = ranking.distinct(found, shown)
         except Exception as exc:

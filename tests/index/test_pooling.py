@@ -12,6 +12,7 @@ from memory.index.chroma import ChromaBackend
 from memory.index.disk import remove_dropped_segments
 from memory.index.scoped import POOL_LIMIT, WAITING_SUFFIX
 from memory.index.vectors import VectorStore
+from memory.record.entries import EntryTable
 
 
 def test_many_light_users_share_one_collection_and_stay_apart(make_manager, config) -> None:
@@ -184,3 +185,37 @@ def test_memories_waiting_for_enrichment_are_scored_as_the_whole_query_scores_th
         dense = sorted((m for m in found if m.dense_rank is not None), key=lambda m: m.dense_rank or 0)
         assert dense and dense[0].entry.id == max(expected, key=lambda i: expected[i])
         assert all(abs(m.similarity - expected[m.entry.id]) < 1e-4 for m in found)
+
+
+def test_a_heavy_users_memory_the_worker_stores_during_a_retrieval_is_found(
+    make_manager, config, monkeypatch
+) -> None:
+    """A heavy user's collections are searched while the query's vector is computed. The worker
+    stores a memory's vector, then marks it stored; a retrieval reads what waits for the index
+    before it searches any of them, so a memory stored meanwhile is found by one or the other."""
+    config.active.capacity = 2
+    manager = make_manager(config, background=False)  # the test plays the worker
+    manager.import_interactions(_collector(POOL_LIMIT + 10))
+    assert manager.flush()
+    manager.record_interaction_sync("我对花生过敏，吃一点就会起疹子", "记住了～", user_id="collector")
+    for i in range(3):  # the active window moves on: the fact waits for the index
+        manager.record_interaction_sync(f"第{i}次随便聊聊天气", "好呀", user_id="collector")
+    assert manager._engine.layers.rag[Layer.TEMPORARY].stores.waiting("collector") is not None
+    search, read, order = VectorStore.search, EntryTable.unindexed, []
+
+    def the_worker_runs_after(store: VectorStore, *args: object) -> object:
+        found = search(store, *args)
+        if not order or order[-1] != "searched":
+            order.append("searched")
+            manager.flush()  # every waiting vector stored and marked, right after the first search
+        return found
+
+    def reading(table: EntryTable, *args: object) -> object:
+        order.append("read")
+        return read(table, *args)
+
+    monkeypatch.setattr(VectorStore, "search", the_worker_runs_after)
+    monkeypatch.setattr(EntryTable, "unindexed", reading)
+    result = manager.retrieve_memories("哪种坚果我碰不得？", user_id="collector")  # no word of the fact
+    assert order[0] == "read"
+    assert any("花生" in m.entry.content and m.dense_rank is not None for m in result.memories)
