@@ -1,14 +1,17 @@
 """How many cores a thread's model work may take: every core of the process for a caller's bulk
-work (an import, a flush), one for the background indexer, which leaves the others to requests."""
+work (an import, a flush), one for the background indexer, which leaves the others to requests;
+and when background model work gives way to requests (:func:`giving_way`)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
 _background = threading.local()
+_give_way: ContextVar[Callable[[], bool] | None] = ContextVar("persona_memory_give_way", default=None)
 
 
 def cores() -> int:
@@ -32,3 +35,19 @@ def background() -> Iterator[None]:
         yield
     finally:
         _background.on = False
+
+
+@contextlib.contextmanager
+def giving_way(to: Callable[[], bool]) -> Iterator[None]:
+    """Background model work started on this thread in the block starts no new chunk while
+    ``to()`` is true (requests are being served): the chunks under way finish, the rest wait."""
+    token = _give_way.set(to)
+    try:
+        yield
+    finally:
+        _give_way.reset(token)
+
+
+def gives_way_to() -> Callable[[], bool] | None:
+    """What background model work started on this thread now gives way to (:func:`giving_way`)."""
+    return _give_way.get()

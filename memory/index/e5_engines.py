@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from memory.index.cores import gives_way_to
+
 MAX_E5_ENGINES = 4
 """E5 passes at once at most (one per core)."""
 BACKGROUND_CHUNK_CHARS = 120
@@ -29,6 +31,8 @@ QUIET_SECONDS = 1.0
 """With no request for this long, background work runs in one call per engine: 1,200 chat texts
 on 2 cores, 99-114 texts/s in calls of 120 characters, 118-121/s in one per engine, 122-131/s as
 one request."""
+GIVE_WAY_POLL_SECONDS = 0.05
+"""How often background work that gives way to requests looks whether it may go on."""
 BACKGROUND_NICE = 10
 """How much lower the scheduling priority of the background E5 threads is where they cannot run
 at idle priority."""
@@ -131,12 +135,15 @@ class EnginePool:
 
     def encode_background(self, texts: list[str]) -> Any:
         """The texts' raw E5 passage vectors, over every engine no request needs: in calls of about
-        :data:`BACKGROUND_CHUNK_CHARS` while requests come, else one call per engine."""
+        :data:`BACKGROUND_CHUNK_CHARS` while requests come, else one call per engine; no call
+        starts, and no call under way goes on past its current pass, while the work gives way
+        (:func:`memory.index.cores.giving_way`)."""
         import numpy as np
 
         # split here: the background threads, at idle priority, would hold the interpreter lock
         # while the requests' threads wait for it
         contents = self._model.tokens(texts, is_query=False)
+        give_way = gives_way_to()
         share = -(-sum(map(len, texts)) // self._size)
         parts: dict[int, Any] = {}
         claim = threading.Lock()
@@ -154,14 +161,25 @@ class EnginePool:
                 claimed[0] = end
             return start, end
 
+        def pause() -> None:  # between two passes of a chunk: its slot is free meanwhile
+            if give_way is not None and give_way():
+                self._give(self._model, background=True)
+                try:
+                    while give_way():
+                        time.sleep(GIVE_WAY_POLL_SECONDS)
+                finally:
+                    self._take(background=True)
+
         def drain() -> None:
             while True:
+                while give_way is not None and give_way():
+                    time.sleep(GIVE_WAY_POLL_SECONDS)
                 low, high = next_chunk()
                 if low == high:
                     return
                 engine = self._take(background=True)
                 try:
-                    parts[low] = engine.encode_tokens(contents[low:high])
+                    parts[low] = engine.encode_tokens(contents[low:high], pause)
                 finally:
                     self._give(engine, background=True)
 

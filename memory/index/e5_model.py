@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,15 +87,20 @@ class E5Model:
             contents.append(content)
         return contents
 
-    def encode_tokens(self, contents: list[list[int]]) -> np.ndarray:
-        """Unit-length vectors of texts given by their :meth:`tokens`."""
+    def encode_tokens(
+        self, contents: list[list[int]], between: Callable[[], None] | None = None
+    ) -> np.ndarray:
+        """Unit-length vectors of texts given by their :meth:`tokens`; ``between`` is called
+        between two passes (a background call may pause there)."""
         windows: list[tuple[int, list[int]]] = []  # (text, its tokens in one window)
         for index, content in enumerate(contents):
             for start in range(0, max(len(content), 1), WINDOW):
                 windows.append((index, content[start : start + WINDOW]))
         sums = np.zeros((len(contents), self.dim), dtype=np.float64)
         order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
-        for chosen in _passes([len(windows[w][1]) + 2 for w in order]):
+        for number, chosen in enumerate(_passes([len(windows[w][1]) + 2 for w in order])):
+            if number and between is not None:
+                between()
             rows = [windows[order[w]] for w in chosen]
             pooled = self._run([[self._begin, *tokens, self._end] for _, tokens in rows])
             for (index, tokens), vector in zip(rows, pooled, strict=True):

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from memory.domain.types import IndexState, Layer
+from memory.domain.types import IndexState, Layer, MemoryEntry
+from memory.index.cores import giving_way
 from memory.layers.fact_vectors import FactVectors
 from memory.layers.layer_index import Enrichment
 from memory.layers.rag import RagLayer
@@ -26,6 +27,8 @@ QUIET_BATCH = 256
 """...and with no request for :data:`BUSY_SECONDS`: E5 reads longer batches faster (1,536 chat
 texts on 2 cores, two batches at a time: 109-112 texts/s in batches of 64, 115-119 of 128,
 119-123 of 256, 123-126 of 512; 131/s in one call)."""
+Said = Callable[[], bool]
+"""A condition looked at while work runs (when to stop, when to give way)."""
 BUSY_SECONDS = 1.0
 """Enrichment waits while a request came within this long (it takes a core from requests)..."""
 BACKLOG_UNDER_LOAD = 1000
@@ -107,6 +110,11 @@ class Enricher:
             self._backlog_seen = (now, over)
         return not over
 
+    def yields(self) -> bool:
+        """Whether enrichment under way pauses between its chunks: it is :meth:`held_back` by
+        requests, not by a caller's bulk work (which may be waiting for it)."""
+        return not self.bulk_running() and self.held_back()
+
     def _grown(self) -> bool:
         """Whether the backlog grew by :data:`BACKLOG_UNDER_LOAD` above its smallest since requests
         began (counted only once it holds that many: a small one is never counted)."""
@@ -121,8 +129,15 @@ class Enricher:
         """Live entries searchable by their cheap vector, their full one not stored yet."""
         return self.table.pending_index_count(IndexState.SEARCHABLE)
 
-    def run(self, until: Callable[[], bool], *, shared_until: Callable[[], bool] | None = None) -> None:
-        """Enrich until nothing waits or ``until()`` (raises what the store raises).
+    def run(
+        self,
+        until: Said,
+        *,
+        shared_until: Said | None = None,
+        give_way: Said | None = None,
+    ) -> None:
+        """Enrich until nothing waits or ``until()`` (raises what the store raises); a batch under
+        way pauses while ``give_way()`` (:func:`memory.index.cores.giving_way`).
 
         The static layer goes first. Its few memories are read by every retrieval, which
         searches them in memory only once they all have full vectors, so with ``shared_until``
@@ -130,14 +145,14 @@ class Enricher:
         found waiting the layer is looked at again only after :data:`SHARED_LOOK_SECONDS`."""
         for kind, layer in sorted(self.layers.items(), key=lambda item: item[0] != Layer.STATIC):
             if kind != Layer.STATIC or shared_until is None:
-                self._enrich(layer, until)
-            elif time.monotonic() >= self._shared_look and not self._enrich(layer, shared_until):
+                self._enrich(layer, until, give_way)
+            elif time.monotonic() >= self._shared_look and not self._enrich(layer, shared_until, None):
                 self._shared_look = time.monotonic() + SHARED_LOOK_SECONDS
         if self.fact_vectors is not None:
             with self.lock:
                 self.fact_vectors.fill(until=until)
 
-    def _enrich(self, layer: RagLayer, until: Callable[[], bool]) -> bool:
+    def _enrich(self, layer: RagLayer, until: Said, give_way: Said | None) -> bool:
         """Enrich a layer's waiting entries batch by batch; whether any was found. Two batches
         are computed at a time and each is stored while the next is computed: E5's cores are not
         left idle between batches (at 10,000 memories writing the full vectors into the index
@@ -151,7 +166,8 @@ class Enricher:
                 batch = [] if until() else layer.index.waiting_enrichment(size, skip=skip)
                 if batch:
                     ids = {e.id for e in batch}
-                    under_way.append((ids, self._computing().submit(layer.index.prepare_enrichment, batch)))
+                    computing = self._computing().submit(_prepared, layer, batch, give_way)
+                    under_way.append((ids, computing))
 
             try:
                 start_next()
@@ -177,3 +193,9 @@ class Enricher:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
+
+
+def _prepared(layer: RagLayer, batch: list[MemoryEntry], give_way: Said | None) -> Enrichment:
+    """A batch's full vectors (on an enricher's thread), its model work giving way as told."""
+    with giving_way(give_way) if give_way is not None else contextlib.nullcontext():
+        return layer.index.prepare_enrichment(batch)

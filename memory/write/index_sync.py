@@ -26,7 +26,7 @@ from memory.layers.rag import RagLayer
 from memory.record.archive import ArchivedMemory, MemoryArchive
 from memory.record.entries import EntryTable
 from memory.write.archive_sync import ArchiveSync
-from memory.write.enrichment import Enricher
+from memory.write.enrichment import Enricher, Said
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +121,7 @@ class IndexSync:
                 self.enrich(
                     until=lambda: self._stopping.is_set() or self.enricher.held_back(),
                     shared_until=self._stopping.is_set,
+                    give_way=lambda: not self._stopping.is_set() and self.enricher.yields(),
                 )
             except Exception as exc:  # the worker must survive anything; the data is in SQLite
                 self._failed("background enrichment", exc)
@@ -183,13 +184,13 @@ class IndexSync:
             done = self.run() if self.has_pending() else True
             return self.enrich(until=lambda: False) if done and enrich else done
 
-    def enrich(self, *, until: Callable[[], bool], shared_until: Callable[[], bool] | None = None) -> bool:
+    def enrich(self, *, until: Said, shared_until: Said | None = None, give_way: Said | None = None) -> bool:
         """Store the full vectors of searchable entries batch by batch until none is left or
         ``until()`` says to stop (see :meth:`Enricher.run`). Returns False if the store failed."""
         if not self.writable():
             return False
         try:
-            self.enricher.run(until, shared_until=shared_until)
+            self.enricher.run(until, shared_until=shared_until, give_way=give_way)
         except StoreUnavailableError as exc:
             logger.debug("enrichment deferred: %s", exc)
             return False

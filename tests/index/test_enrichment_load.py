@@ -3,9 +3,13 @@ before the requests began (an import's) for a quiet moment."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from memory import MemoryManager
+from memory.index.e5_model import E5Model
 from memory.write import enrichment
 
 IMPORTED = [
@@ -42,3 +46,36 @@ def test_requests_hold_back_an_imports_backlog_but_not_what_they_add(
     assert not enricher.held_back()  # grown past the bound: enrichment runs under load too
     monkeypatch.setattr(enrichment, "BUSY_SECONDS", 0.0)
     assert not enricher.held_back()  # quiet again
+
+
+def test_a_batch_under_way_pauses_while_requests_come_and_goes_on_after(
+    make_manager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enrichment that began in a quiet moment stops after its current E5 pass once requests
+    come (it would take a core from them), and goes on once they stop."""
+    passes: list[float] = []
+    run = E5Model._run
+
+    def counted(model: E5Model, sequences: list[list[int]]) -> object:
+        if "background" in threading.current_thread().name:
+            passes.append(time.monotonic())
+        return run(model, sequences)
+
+    monkeypatch.setattr(E5Model, "_run", counted)
+    manager: MemoryManager = make_manager()
+    manager.import_interactions(IMPORTED * 4)
+    assert manager.flush()
+    deadline = time.monotonic() + 60
+    while len(passes) < 4 and time.monotonic() < deadline:  # the persona's memories, then these
+        time.sleep(0.01)
+    assert len(passes) >= 4, "the worker is enriching"
+    start = time.monotonic()
+    while time.monotonic() < start + 3:  # requests a few times a second: the cores are free between them
+        manager.retrieve("我喜欢什么？", user_id="u1")
+        time.sleep(0.1)
+    stopped = time.monotonic()
+    assert [t for t in passes if start + 1 < t < stopped] == []  # the pass under way ended by then
+    assert manager.debug_state()["store"]["pending_enrichment"] > 0
+    assert manager.flush(enrich=True)
+    assert manager.debug_state()["store"]["pending_enrichment"] == 0
+    assert [t for t in passes if t > stopped]  # it went on
