@@ -39,8 +39,8 @@ def background() -> Iterator[None]:
 
 @contextlib.contextmanager
 def giving_way(to: Callable[[], bool]) -> Iterator[None]:
-    """Background model work started on this thread in the block starts no new chunk while
-    ``to()`` is true (requests are being served): the chunks under way finish, the rest wait."""
+    """Background model work started on this thread in the block pauses while ``to()`` is true
+    (requests are being served): no chunk starts, and one under way stops after its current pass."""
     token = _give_way.set(to)
     try:
         yield
