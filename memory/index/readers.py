@@ -67,9 +67,9 @@ class Readers:
             return self._beside.submit(call)
 
     def start(self, call: Callable[[], None]) -> None:
-        """Start ``call`` on a thread beside the caller's, if the threads still run (after
-        :meth:`close`, whoever waits for its result runs it: :class:`memory.index.early.Once`)."""
-        with contextlib.suppress(RuntimeError):  # shut down meanwhile
+        """Start ``call`` on a thread beside the caller's, if one can start (not while the
+        interpreter exits: then whoever waits for its result runs it, :class:`memory.index.early.Once`)."""
+        with contextlib.suppress(RuntimeError):  # no new thread at interpreter exit
             self.submit(call)
 
     def each(self, calls: Sequence[Callable[[], _T]]) -> list[_T]:

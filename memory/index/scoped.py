@@ -184,9 +184,10 @@ class ScopedStores:
         return found[0] if len(found) == 1 else best_hits([hit for part in found for hit in part], depth)
 
     def search_soon(self, scope: str, query: QuerySoon, depth: int) -> EarlySearch:
-        """Search a scope's collections on reader threads as soon as each can be searched: its
-        waiting one with the query's cheap vector at once, if the query has one; the rest once
-        the query's whole vector is known (:mod:`memory.index.early`)."""
+        """Search a scope's collections before the retrieval asks for their hits: its waiting one
+        with the query's cheap vector, if the query has one, when the caller says
+        (:meth:`EarlySearch.search_cheap`); the rest on a reader thread once the query's whole
+        vector is known (:mod:`memory.index.early`)."""
         cheap = query.cheap() if self.waiting(scope) is not None else None
         waiting = None if cheap is None else Once(lambda: self._search_each(scope, cheap, depth, WAITING))
         rest = OWN if cheap is not None else slice(None)

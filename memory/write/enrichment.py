@@ -129,13 +129,7 @@ class Enricher:
         """Live entries searchable by their cheap vector, their full one not stored yet."""
         return self.table.pending_index_count(IndexState.SEARCHABLE)
 
-    def run(
-        self,
-        until: Said,
-        *,
-        shared_until: Said | None = None,
-        give_way: Said | None = None,
-    ) -> None:
+    def run(self, until: Said, *, shared_until: Said | None = None, give_way: Said | None = None) -> None:
         """Enrich until nothing waits or ``until()`` (raises what the store raises); a batch under
         way pauses while ``give_way()`` (:func:`memory.index.cores.giving_way`).
 
