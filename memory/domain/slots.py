@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -136,45 +136,85 @@ def said_values(memories: Sequence[RetrievedMemory]) -> set[str]:
     return values
 
 
+Related = Callable[[Sequence[tuple[str, str]]], Sequence[bool]]
+"""Whether each ``(statement, fact value)`` pair speaks of the same thing, judged by meaning."""
+About = Callable[[str, ProfileFact], bool]
+
+
 def mark_superseded(
-    memories: Sequence[RetrievedMemory], known: Sequence[ProfileFact], replaced: Sequence[ProfileFact] = ()
+    memories: Sequence[RetrievedMemory],
+    known: Sequence[ProfileFact],
+    replaced: Sequence[ProfileFact] = (),
+    related: Related | None = None,
 ) -> list[RetrievedMemory]:
     """The memories, those whose statement spoke of a slot whose current fact (in ``known``) was
     set later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories
     never). A statement spoke of a slot when it is one of the ``replaced`` values (what the
-    profile kept as history; those of :func:`said_values` suffice) or leans to it by its words
-    (:func:`leaning_slot`: the slot changed after it, so it tells the past even when the
-    classifier was not sure enough for it to set the slot).
+    profile kept as history; those of :func:`said_values` suffice), when the classifier says it
+    sets the slot (:func:`slot_of`), or when it leans to it by its words (:func:`leaning_slot`:
+    the slot changed after it, so it tells the past even when the classifier was not sure enough
+    for it to set the slot) and ``related`` finds it near the current value in meaning.
 
     A summary's lines are judged one by one (:func:`outdated_lines`)."""
     current = {f.key: f for f in known if f.key in SLOTS}
+    if not current:
+        return list(memories)
     history = {f.value: f.key for f in replaced}
+    answers: dict[tuple[str, str], bool] = {}
+    if related is not None:  # every pair asked first, then answered in one batch
+        asked: dict[tuple[str, str], bool] = {}
+        _marked(memories, current, history, lambda said, fact: asked.setdefault((said, fact.value), True))
+        answers = dict(zip(asked, related(list(asked)), strict=True)) if asked else {}
+    return _marked(memories, current, history, lambda said, fact: answers.get((said, fact.value), True))
 
+
+def _marked(
+    memories: Sequence[RetrievedMemory],
+    current: dict[str, ProfileFact],
+    history: dict[str, str],
+    about: About,
+) -> list[RetrievedMemory]:
     def marked(m: RetrievedMemory) -> RetrievedMemory:
         if m.entry.layer == Layer.STATIC:
             return m
         if m.entry.layer == Layer.SUMMARY:
-            quoted = outdated_lines(m.entry.content, m.entry.created_at, current, history)
+            quoted = outdated_lines(m.entry.content, m.entry.created_at, current, history, about)
             return replace(m, outdated=quoted) if quoted else m
         said = said_in(m.entry.content)
-        slot = history.get(value_of(said)) or leaning_slot(said)
+        surely = history.get(value_of(said))
+        slot = surely or leaning_slot(said)
         newer = slot in current and current[slot].since > m.entry.created_at
-        return replace(m, superseded=True) if newer else m
+        return replace(m, superseded=True) if newer and _spoke_of(said, slot, surely, current, about) else m
 
-    return [marked(m) for m in memories] if current else list(memories)
+    return [marked(m) for m in memories]
+
+
+def _spoke_of(
+    said: str, slot: str | None, surely: str | None, current: dict[str, ProfileFact], about: About
+) -> bool:
+    """Whether a statement leaning to a ``slot`` with a current fact speaks of it: for sure (a
+    value it replaced, or the classifier's slot), else when ``about`` says so."""
+    if slot not in current:
+        return False
+    return slot in (surely, slot_of(said)) or about(said, current[slot])
 
 
 def outdated_lines(
-    summary: str, made: datetime, current: dict[str, ProfileFact], history: dict[str, str]
+    summary: str,
+    made: datetime,
+    current: dict[str, ProfileFact],
+    history: dict[str, str],
+    about: About = lambda said, fact: True,
 ) -> tuple[str, ...]:
     """The lines of a summary (made at ``made``) that speak of a slot as it was before its
     ``current`` fact.
 
     A line speaks of the slot whose replaced value (``history``: value -> slot) it quotes, or of
-    the one it leans to. It is outdated when the slot was set after the summary was made; when the
-    summary holds the line stating the current value, when it comes before that line (a summary's
-    lines keep their order in time); else only when it sets the slot for sure (a replaced value,
-    or the classifier's :func:`slot_of`): such a statement is not the current one, so it came first.
+    the one it leans to when ``about`` confirms it. It is outdated when the slot was set after the
+    summary was made; when the summary holds the line stating the current value, when it comes
+    before that line (a summary's lines keep their order in time); else only when it sets the
+    slot for sure (a replaced value, or the classifier's :func:`slot_of`): such a statement is not
+    the current one, so it came first.
     """
     lines = [line for line in summary.splitlines() if line.strip()]
     said = [said_in(line).strip() for line in lines]
@@ -195,10 +235,10 @@ def outdated_lines(
         if slot not in current:
             return False
         if current[slot].since > made:
-            return True
+            return _spoke_of(said[i], slot, surely, current, about)
         where = stated[slot]
         if where is not None:
-            return i < where
+            return i < where and _spoke_of(said[i], slot, surely, current, about)
         return slot in (surely, slot_of(said[i]))
 
     return tuple(line for i, line in enumerate(lines) if older(i))

@@ -12,7 +12,7 @@ from memory.config import MemoryConfig
 from memory.domain.persona import Persona
 from memory.domain.types import Layer
 from memory.index.chroma import ChromaBackend
-from memory.index.embeddings import leads_with_use
+from memory.index.embeddings import leads_with_use, tiered
 from memory.index.scoped import ScopedStores
 from memory.layers.built import Layers, build_layers
 from memory.layers.decay_tick import DecayTick
@@ -24,6 +24,7 @@ from memory.record.journal import Journal
 from memory.record.profile import ProfileTable
 from memory.record.tombstones import Tombstones
 from memory.retrieval.retriever import MemoryRetriever
+from memory.retrieval.same_topic import SameTopic
 from memory.summary.jobs import SummaryJobs
 from memory.summary.scheduler import MemoryScheduler
 from memory.summary.summarizer import Summarizer, load_model_factory
@@ -146,4 +147,11 @@ def reader_of(
         now=now,
         max_text_chars=config.max_text_chars,
         ranker=keywords.search,
+        related=SameTopic(_use_of(embeddings)) if leads_with_use(config.embedding) else None,
     )
+
+
+def _use_of(embeddings: Embeddings) -> Callable[[list[str]], list[list[float]]]:
+    """Embeds texts with vectors that begin with USE's: the cheap tier, or the model itself."""
+    tiers = tiered(embeddings)
+    return embeddings.embed_documents if tiers is None else tiers.embed_cheap

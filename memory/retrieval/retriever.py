@@ -82,6 +82,8 @@ class MemoryRetriever:
         locale: language of the prompt text.
         now: the clock used for relative times.
         max_text_chars: the longest query accepted.
+        related: compares a statement leaning to a slot with the slot's newer value, before it is
+            shown as history (:mod:`memory.retrieval.same_topic`); None: its words suffice.
     """
 
     def __init__(
@@ -100,6 +102,7 @@ class MemoryRetriever:
         now: Callable[[], datetime],
         max_text_chars: int,
         ranker: keyword.Ranker | None = None,
+        related: slots.Related | None = None,
     ) -> None:
         self.db = db
         self.active = active
@@ -113,6 +116,7 @@ class MemoryRetriever:
         self.max_text_chars = max_text_chars
         self.catch_up_seconds = config.catch_up_seconds
         self.profile = profile
+        self.related = related
         self.keywords = keyword.KeywordIndex(
             db.query, config.keyword_tokenizer, config.keyword_max_df, ranker, config.common_word_idf
         )
@@ -167,7 +171,7 @@ class MemoryRetriever:
         found = self._search(parsed, embedding, user_id, limit, now, floor, shown, asked)
         facts = self._shown_facts(known, found.vector, set(found.keywords))
         replaced = self._replaced(user_id, found.memories) if known else []
-        memories = slots.mark_superseded(found.memories, known, replaced)
+        memories = slots.mark_superseded(found.memories, known, replaced, self.related)
         result = RetrievalResult(
             active=active,
             memories=memories,
@@ -223,14 +227,9 @@ class MemoryRetriever:
         self._degraded = False
         config = self.config
         searched.memories = ranking.select(
-            config.mode,
-            found,
-            quotas=config.quotas,
-            caps=config.caps,
-            weights=config.weights,
-            top_k=config.top_k,
-            limit=limit,
-        )
+            config.mode, found, quotas=config.quotas, caps=config.caps, weights=config.weights,
+            top_k=config.top_k, limit=limit,
+        )  # fmt: skip
         searched.misses = ranking.near_misses(
             config.mode, found, searched.memories, weights=config.weights, count=NEAR_MISSES
         )

@@ -10,7 +10,7 @@ import pytest
 from helpers.store import fill
 from memory import Layer, MemoryManager
 from memory.domain.formatter import HISTORY_MARKS
-from memory.domain.slots import slot_of
+from memory.domain.slots import leaning_slot, slot_of
 from memory.retrieval.raised import RAISED
 
 CHAT = ["今天天气真好", "晚饭吃了面条", "周末去公园散步了", "最近在追一部剧", "下午有点困"]
@@ -199,6 +199,26 @@ def test_an_older_statement_the_words_are_unsure_of_is_history_once_the_slot_cha
     shown = [m for m in result.memories if "Corolla" in m.entry.content]
     assert shown and all(m.superseded for m in shown)
     assert not any(m.superseded for m in result.memories if "理想" in m.entry.content)
+
+
+def test_a_statement_the_words_lean_to_a_slot_but_about_something_else_stays_current(
+    make_manager, config
+) -> None:
+    """The words lean the favourite book to the favourite food; a favourite food said after it
+    does not make it history: the two statements are not near in meaning."""
+    book = "我最喜欢的书是《三体》，看了三遍。"
+    assert leaning_slot(book) == "favourite_food" and slot_of(book) is None
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, [book, *CHAT, "我最爱吃的是麻辣烫。", *CHAT])
+    manager.flush()
+    assert "麻辣烫" in manager.profile()["favourite_food"].value
+    for question in ("我最喜欢的书是什么？", "What's my favourite book?"):
+        result = manager.retrieve_memories(question)
+        shown = [m for m in result.memories if "三体" in m.entry.content]
+        assert shown and not any(m.superseded for m in shown)
+        assert not any("三体" in line and mark in line for line in result.rag_text.splitlines()
+                       for mark in HISTORY_MARKS.values())  # fmt: skip
 
 
 def test_a_summary_made_after_the_change_marks_only_what_surely_came_before() -> None:
