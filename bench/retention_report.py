@@ -45,18 +45,28 @@ def render_facts(results: Results) -> Table:
     for label in labels:
         table.add_column(label, justify="right")
         table.add_column(f"{label} same / other language", justify="right")
+        table.add_column(f"{label} as current", justify="right")
     for half, retriever, row in _retrievers(results):
         probes = row["probes"]
         table.add_row(
             half,
             retriever,
-            *(c for n in labels for c in (_pct(_found(probes[n]), len(probes[n])), _split(probes[n]))),
+            *(
+                cell
+                for n in labels
+                for cell in (
+                    _pct(_found(probes[n]), len(probes[n])),
+                    _split(probes[n]),
+                    _pct(_found(probes[n], "new_current"), len(probes[n])),
+                )
+            ),
         )
     table.caption = (
         "Each half is its own user: facts stated in the first turns (half zh, half en, each followed by "
         "small talk), each asked in both languages; @N = N turns after the last fact. A question counts "
         f"when its fact's key is shown: profile facts, the active window ({ACTIVE_CAPACITY}) and the "
-        "temporary and summary memories of the default quotas. Each question runs on a fresh copy of the "
+        "temporary and summary memories of the default quotas; 'as current': shown not marked as history "
+        "(no fact changed). Each question runs on a fresh copy of the "
         f"store. Flat: top {BUDGET} of every turn so far by RRF(USE + E5 + BM25 over jieba words)."
     )
     table.caption_justify = "left"
