@@ -139,6 +139,8 @@ def said_values(memories: Sequence[RetrievedMemory]) -> set[str]:
 Related = Callable[[Sequence[tuple[str, str]]], Sequence[bool]]
 """Whether each ``(statement, fact value)`` pair speaks of the same thing, judged by meaning."""
 About = Callable[[str, ProfileFact], bool]
+"""Whether a statement leaning to a slot speaks of the slot's current fact (its words alone do not
+tell)."""
 
 
 def mark_superseded(
