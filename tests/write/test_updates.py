@@ -244,6 +244,13 @@ def test_a_summary_made_after_the_change_marks_only_what_surely_came_before() ->
     car = ProfileFact(id="f2", key="car", value="我把车换成了一辆理想L7", since=changed, source="said")
     assert outdated_lines(unsure, made, {"car": car}, {}) == ()
     assert outdated_lines(unsure, changed - timedelta(hours=1), {"car": car}, {}) == (unsure,)
+    # a line the words only lean to the slot: history only when it is near the new value too
+    apart = lambda said, fact: False  # noqa: E731
+    assert outdated_lines(unsure, changed - timedelta(hours=1), {"car": car}, {}, apart) == ()
+    assert outdated_lines(stated_in_it, made, {"commute": commute}, {}, apart) == (tram,)  # sets it
+    replaced = {"我开一辆白色的比亚迪汉": "car"}  # a value the slot held: history whatever its meaning
+    held = "用户：我开一辆白色的比亚迪汉"
+    assert outdated_lines(held, changed - timedelta(hours=1), {"car": car}, replaced, apart) == (held,)
 
 
 def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothing(
