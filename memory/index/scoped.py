@@ -186,14 +186,15 @@ class ScopedStores:
     def search_soon(self, scope: str, query: QuerySoon, depth: int) -> EarlySearch:
         """Search a scope's collections before the retrieval asks for their hits: its waiting one
         with the query's cheap vector, if the query has one, when the caller says
-        (:meth:`EarlySearch.search_cheap`); the rest on a reader thread once the query's whole
-        vector is known (:mod:`memory.index.early`)."""
+        (:meth:`EarlySearch.search_cheap`) or once the query's whole vector is known, whichever
+        comes first; the rest on a reader thread then (:mod:`memory.index.early`)."""
         cheap = query.cheap() if self.waiting(scope) is not None else None
         waiting = None if cheap is None else Once(lambda: self._search_each(scope, cheap, depth, WAITING))
         rest = OWN if cheap is not None else slice(None)
         whole = Once(lambda: self._search_each(scope, query(), depth, rest))
-        query.when_ready(lambda: self._readers.start(whole.run))
-        return EarlySearch(whole, waiting, cheap, depth)
+        early = EarlySearch(whole, waiting, cheap, depth)
+        query.when_ready(lambda: self._readers.start(early.run))
+        return early
 
     def _search_each(self, scope: str, vector: Vector, depth: int, which: slice) -> list[StoreHit]:
         """A scope's stores (``which`` of its own and its waiting one), one after the other on
