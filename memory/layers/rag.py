@@ -58,6 +58,8 @@ class RagLayer:
     decay_coefficient: float = 1.0
     shared: bool = False
     """Static memories are shared by every user; other layers are kept per user scope."""
+    holds_most: bool = True
+    """Most keyword matches in its scope are its own (not a summary's: a user's chat holds more)."""
     scored_by_lines: bool = False
     """Whether a dense search also scores each entry by its best sentence
     (:mod:`memory.layers.summary_lines`)."""
@@ -241,6 +243,7 @@ class RagLayer:
             limit=depth,
             with_cold=with_cold,
             extra=extra or (),
+            most=self.holds_most,
         )
         return hits
 

@@ -27,6 +27,7 @@ class SummaryLayer(DecayingLayer):
     """The RAG layer of summaries."""
 
     layer = Layer.SUMMARY
+    holds_most = False
     scored_by_lines = True
 
     def __init__(

@@ -109,9 +109,11 @@ def search(
     limit: int,
     with_cold: bool = False,
     newest: int | None = None,
+    most: bool = False,
 ) -> list[tuple[str, float]]:
     """``(entry id, bm25 score)`` of one scope's entries matching any term, best first (see
-    :func:`memory.record.keyword.search`, whose arguments these are)."""
+    :func:`memory.record.keyword.search`, whose arguments these are; ``most`` changes nothing
+    here: the scope's rows are joined as they are scored)."""
     words = sorted(set(terms))
     if not words or scope is None:
         return []

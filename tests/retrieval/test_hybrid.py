@@ -183,6 +183,35 @@ def test_a_keyword_search_scores_a_bounded_number_of_memories(make_manager, conf
     assert coffee and coffee <= newest
 
 
+@pytest.mark.parametrize("ranked_first", [1, keyword.RANKED_FIRST])
+async def test_each_layers_keyword_ranking_is_the_same_whichever_is_read_first(
+    make_manager, config, monkeypatch, ranked_first
+) -> None:
+    """A layer holding most of a user's memories ranks a word's matches before reading their
+    rows; one holding few (the summaries) reads its own as it ranks. Both give what the other
+    way gives: also when a layer's share of the best matches falls short (``ranked_first`` 1)."""
+    monkeypatch.setattr(keyword, "RANKED_FIRST", ranked_first)
+    config = _hybrid(config)
+    config.retrieval.keyword_max_df = 1.0
+    manager = make_manager(config)
+    manager.import_interactions(  # each line a word longer: no two score alike
+        {"user_input": f"第{i}杯咖啡{'，很香' * i}", "response": "好的", "user_id": "alice"}
+        for i in range(30)
+    )
+    fill(manager, ["我周末去上咖啡拉花课了，老师夸我拉的天鹅"], user_id="alice")
+    assert await manager.run_summary_now() == 1
+    engine = manager._engine
+    index, terms = engine.retriever.search.keywords, {"咖啡", "拉花"}
+    for layer, depth in ((Layer.TEMPORARY, 12), (Layer.SUMMARY, 4)):
+        rag = engine.layers.rag[layer]
+        rankings = []
+        for most in (True, False):
+            monkeypatch.setattr(rag, "holds_most", most)
+            rankings.append(rag.keyword_ranking(index, terms, depth, "alice", with_cold=True))
+        assert rankings[0] == rankings[1]
+        assert len(rankings[0]) == (12 if layer == Layer.TEMPORARY else 1)
+
+
 def test_a_word_common_in_any_chinese_text_never_decides_a_keyword_match(make_manager, config) -> None:
     """时候 ("when") is in many sentences of any Chinese text: a memory holding only it is no
     keyword match, however rare it is among this user's memories; the question's own word is."""
