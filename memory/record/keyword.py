@@ -223,7 +223,8 @@ def search(
 ) -> list[tuple[str, float]]:
     """``(entry id, bm25 score)`` of entries matching any term, best first.
 
-    FTS5's bm25 is lower-is-better; it is negated here. No terms: no match.
+    FTS5's bm25 is lower-is-better; it is negated here. Equal scores go oldest first, whichever
+    way the matches were read. No terms: no match.
 
     Args:
         with_cold: also rank the layer's forgotten (archived) entries, in the same ranking.
@@ -256,7 +257,7 @@ def search(
     rows = query(
         f"SELECT e.id, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
         f"CROSS JOIN entries e ON e.seq = {FTS_TABLE}.rowid "  # matches first, then their rows
-        f"WHERE {FTS_TABLE} MATCH ? {floor_clause} AND {layers} {scope_clause} ORDER BY rank LIMIT ?",
+        f"WHERE {FTS_TABLE} MATCH ? {floor_clause} AND {layers} {scope_clause} ORDER BY rank, e.seq LIMIT ?",
         (params[0], *floor, *params[1:], limit),
     )
     return [(str(entry_id), -float(rank)) for entry_id, rank in rows]  # type: ignore[arg-type]
@@ -278,7 +279,7 @@ def _ranked_first(
     wide = limit * RANKED_FIRST
     ranked = query(
         f"SELECT rowid, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
-        f"WHERE {FTS_TABLE} MATCH ? {clause} ORDER BY rank LIMIT ?",
+        f"WHERE {FTS_TABLE} MATCH ? {clause} ORDER BY rank, rowid LIMIT ?",
         (expression, *params, wide),
     )
     if not ranked:

@@ -189,13 +189,14 @@ async def test_each_layers_keyword_ranking_is_the_same_whichever_is_read_first(
 ) -> None:
     """A layer holding most of a user's memories ranks a word's matches before reading their
     rows; one holding few (the summaries) reads its own as it ranks. Both give what the other
-    way gives: also when a layer's share of the best matches falls short (``ranked_first`` 1)."""
+    way gives, equal scores in the same order: also when a layer's share of the best matches
+    falls short (``ranked_first`` 1)."""
     monkeypatch.setattr(keyword, "RANKED_FIRST", ranked_first)
     config = _hybrid(config)
     config.retrieval.keyword_max_df = 1.0
     manager = make_manager(config)
-    manager.import_interactions(  # each line a word longer: no two score alike
-        {"user_input": f"第{i}杯咖啡{'，很香' * i}", "response": "好的", "user_id": "alice"}
+    manager.import_interactions(  # lines of each length three times: equal scores, broken by age
+        {"user_input": f"第{i}杯咖啡{'，很香' * (i // 3)}", "response": "好的", "user_id": "alice"}
         for i in range(30)
     )
     fill(manager, ["我周末去上咖啡拉花课了，老师夸我拉的天鹅"], user_id="alice")
