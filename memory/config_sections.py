@@ -101,7 +101,7 @@ class RetrievalConfig(Section):
         description="hybrid: most memory slots a layer may take (a layer not named: no cap)",
     )
     top_k: Int = Field(7, ge=1, description="hybrid and weighted modes: memory slots")
-    relevance_floor: Bool = Field(False, description="hybrid: an empty slot rather than noise")
+    relevance_floor: Bool = Field(True, description="hybrid: an empty slot rather than noise")
     floor_margin: Float = Field(0.0, ge=-1, le=1, description="added to the query's background bar")
     dialogue_turns: Int = Field(8, ge=1, description="turns of a dialogue query read (the newest)")
     keyword_terms: Int = Field(16, ge=1, description="query words the keyword ranking is fully trusted for")

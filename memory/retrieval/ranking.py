@@ -138,13 +138,15 @@ def select(
     """The memories a retrieval returns, best first; never one ``below_floor``.
 
     Hybrid mode: the best candidates of any layer by score (comparable across layers), each layer
-    at most its cap, ``limit or top_k`` in all; slots nothing relevant fills stay empty.
+    at most its cap, ``limit or top_k`` in all; the ones ``below_floor`` among them leave their
+    slots empty (the floor takes noise out, it does not bring in what ranked lower).
     Quota mode: each layer's best ``quota`` by score; slots a layer cannot fill (fewer candidates
     than its quota, e.g. a persona without static memories) go to the best remaining candidates
     of the other layers, so the budget is used; merged, cut to ``limit``.
     Weighted mode: every candidate scored ``similarity x layer weight``, best ``limit or top_k``.
     """
-    found = {layer: [m for m in memories if not m.below_floor] for layer, memories in found.items()}
+    if mode != RetrievalMode.HYBRID:
+        found = {layer: [m for m in memories if not m.below_floor] for layer, memories in found.items()}
     chosen: list[RetrievedMemory] = []
     if mode == RetrievalMode.WEIGHTED:
         for layer, memories in found.items():
@@ -162,7 +164,7 @@ def select(
                 taken[layer] = taken.get(layer, 0) + 1
                 if len(chosen) == wanted:
                     break
-        return chosen
+        return [m for m in chosen if not m.below_floor]
     spare: list[RetrievedMemory] = []
     unused = 0
     for layer, memories in found.items():

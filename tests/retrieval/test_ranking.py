@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from hypothesis import given
@@ -43,6 +44,21 @@ def test_near_misses_are_the_best_left_out_never_a_returned_one(scores, mode, co
         assert all(m.score <= min(c.score for c in chosen) for m in misses)
     else:
         assert [m.score for m in misses] == sorted((m.score for m in left), reverse=True)[:count]
+
+
+@given(candidates, st.sets(st.integers(0, 24)))
+def test_the_floor_empties_slots_and_brings_in_nothing_ranked_lower(scores, below) -> None:
+    """Small talk ranked first leaves its slot empty: no memory the ranking put below it comes in."""
+    found = _found(scores)
+    floored = {
+        layer: [replace(m, below_floor=int(m.entry.id[1:]) in below) for m in memories]
+        for layer, memories in found.items()
+    }
+    pick = {"quotas": QUOTAS, "caps": QUOTAS, "weights": WEIGHTS, "top_k": 6, "limit": None}
+    everything = select(RetrievalMode.HYBRID, found, **pick)
+    chosen = select(RetrievalMode.HYBRID, floored, **pick)
+    kept = [m.entry.id for m in everything if int(m.entry.id[1:]) not in below]
+    assert [m.entry.id for m in chosen] == kept
 
 
 hits = st.dictionaries(st.sampled_from([f"m{i}" for i in range(12)]), st.floats(0, 20), max_size=12)

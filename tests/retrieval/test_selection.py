@@ -66,7 +66,7 @@ async def test_a_summary_competes_on_the_same_score_and_within_its_cap(make_mana
 
 
 def test_an_unrelated_query_leaves_the_slots_empty(make_manager, config) -> None:
-    manager = _manager(make_manager, config, relevance_floor=True)
+    manager = _manager(make_manager, config)  # the default: on
     told(manager, [*FACTS, *CATS, "结束"])
     for small_talk in ["今天天气怎么样", "哈哈哈你好呀", "Good morning! How are you?"]:
         result = manager.retrieve_memories(small_talk)
@@ -121,7 +121,7 @@ def test_notes_remembered_on_purpose_are_never_taken_for_repeats(make_manager, c
 
 
 def test_without_the_floor_every_slot_is_filled(make_manager, config) -> None:
-    manager = _manager(make_manager, config)  # the default: off
+    manager = _manager(make_manager, config, relevance_floor=False)
     told(manager, [*FACTS, *CATS, "结束"])
     assert len(manager.retrieve_memories("今天天气怎么样").memories) == config.retrieval.top_k
 

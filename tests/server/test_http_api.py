@@ -340,13 +340,12 @@ def test_the_inspector_says_why_a_memory_won_in_the_personas_language(served) ->
     assert "同时在提示中的活跃窗口" in page and "闲聊第11句" in page  # the active window of the prompt
     assert "刻度 " in page and "<text" in page  # the decay curves have axes
     assert ">key<" not in page and ">temporary<" not in page
-    assert found["floor"] is None and "未开启相关性下限" in page  # the floor, or that there is none
+    assert f"仅向量命中需相似度 ≥ {found['floor']['dense']:.2f}" in page  # the floor (on by default)
     assert latte["similarity"] > 0.35 and "向量相似度" in page
     assert "（相关）" in page or "（很接近）" in page  # the similarity in plain words
 
 
 def test_the_inspector_shows_the_relevance_floor_of_each_query(config: MemoryConfig) -> None:
-    config.retrieval.relevance_floor = True
     with running(MemoryService(["karin"], config)) as base, httpx.Client(base_url=base, timeout=60) as client:
         _talk(client, "u1", ["我对花生过敏", "我每天早上六点去游泳"])
         found = client.post(f"{V1}/retrieve", json={"user_id": "u1", "query": "今天天气怎么样"}).json()

@@ -158,6 +158,7 @@ def test_the_inspector_explains_a_bridged_match_the_layer_caps_and_a_pinned_memo
 ) -> None:
     config.active.capacity = 1
     config.retrieval.deep_recall = False
+    config.retrieval.relevance_floor = False  # small talk fills the free slot too
     budget(config, 1, 0, 1)
     with running(MemoryService(["karin"], config)) as base, httpx.Client(base_url=base) as client:
         for text in ["我的家乡是哈尔滨，冬天特别冷", "家乡的冬天，我们在哈尔滨堆雪人", "今天加班"]:
@@ -179,6 +180,7 @@ def test_the_inspector_explains_a_bridged_match_the_layer_caps_and_a_pinned_memo
         pinned = weather.locator("table.scores tr.hit", has_text="牙医")
         assert pinned.locator("span.pinned").count() == 1  # why it is there: pinned, and a free place
         assert pinned.locator("span.free-slot").count() == 1
+        assert "未开启相关性下限" in weather.inner_text()  # that there is no floor
         assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+$", weather.locator("small").first.inner_text())
         assert (
             "聊天中说的" in page.locator("table.profile").inner_text()
