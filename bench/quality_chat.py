@@ -31,7 +31,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from bench.chitchat import CHITCHAT
+from bench.chitchat import CHITCHAT, CHITCHAT_APART
 from bench.engine import ACTIVE_CAPACITY, BUDGET, MEMORY_SLOTS, Clock, Engine, Recalled, Settings
 from bench.locomo import CATEGORY_NAMES, Conversation, Question, evidence_recall
 from bench.quality import PERSONA, flat_rankings, persona_folder
@@ -76,7 +76,11 @@ def run_chat(
     )
     clock = Clock(conv.sessions[0][0])
     engine = Engine(settings, clock, Path(tempfile.mkdtemp(dir=work)))
-    probes = {"adversarial": list(conv.adversarial), "chit-chat": list(CHITCHAT)}
+    probes = {
+        "adversarial": list(conv.adversarial),
+        "chit-chat": list(CHITCHAT),
+        "apart": list(CHITCHAT_APART),
+    }
     try:
         for date, units in conv.sessions:
             if replay:
@@ -184,7 +188,7 @@ def render(results: Results, ticking: bool, replay: bool = False) -> Table:
     table.add_column("all found", justify="right")
     table.add_column("hot after chat", justify="right")
     table.add_column("summaries shown (with evidence)", justify="right")
-    table.add_column("slots filled: adversarial / chit-chat", justify="right")
+    table.add_column("slots filled: adversarial / chit-chat / written apart", justify="right")
     for label, by_budget in results.items():
         score = by_budget[BUDGET]
         engine = label.startswith("engine")
@@ -195,9 +199,9 @@ def render(results: Results, ticking: bool, replay: bool = False) -> Table:
             f"{score.all_found():.1f}",
             _pct(score.held, score.units) if engine else "100% (all kept)",
             f"{score.summaries_shown} ({score.summaries_with_evidence})" if engine else "-",
-            f"{_mean(score.slots.get('adversarial', []))} / {_mean(score.slots.get('chit-chat', []))}"
+            " / ".join(_mean(score.slots.get(name, [])) for name in ("adversarial", "chit-chat", "apart"))
             if engine
-            else f"{MEMORY_SLOTS} / {MEMORY_SLOTS}",
+            else f"{MEMORY_SLOTS} / {MEMORY_SLOTS} / {MEMORY_SLOTS}",
         )
     table.caption = "\n".join(
         [
