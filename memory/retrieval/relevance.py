@@ -17,7 +17,8 @@ do?" lies near "what can you do?"); a memory that matches any other query no bet
 talk does is about something else ("will people live on Mars one day?" and the user's job).
 
 A memory the keyword ranking also found (it shares a word the user's memories rarely hold) needs
-only a quarter of the way: two kinds of evidence. A memory said in the query's other language is
+only half of that way, two kinds of evidence: a quarter from the mean to the best small talk for
+a query about the user, half for any other. A memory said in the query's other language is
 measured against the small talk of its own language where that bar is lower: across languages
 every similarity is lower, small talk's too.
 """
@@ -39,10 +40,10 @@ from memory.samples import background_sentences, floor_sentences
 
 DENSE_SHARE = 0.5
 """A memory must rise this share of the way from the query's mean similarity to small talk to its best."""
-IMPERSONAL_SHARE = 1.0
-"""The same share for a query that does not speak of the user (:func:`speaks_of_self`)."""
 KEYWORD_SHARE = 0.25
 """The same share for a memory the keyword ranking also found."""
+IMPERSONAL_SHARES = (1.0, 0.5)
+"""The two shares for a query that does not speak of the user (:func:`speaks_of_self`)."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ class RelevanceFloor:
             return Bar(self.margin, self.margin)
         unit = np.asarray(vector, dtype=np.float32)
         similarities = matrix @ (unit / (np.linalg.norm(unit) or 1.0))
-        shares = (DENSE_SHARE if personal else IMPERSONAL_SHARE, KEYWORD_SHARE)
+        shares = (DENSE_SHARE, KEYWORD_SHARE) if personal else IMPERSONAL_SHARES
         high, low = self._pair(similarities, shares)
         said_in: dict[bool, tuple[float, float]] = {}
         for language in (True, False):
