@@ -1,6 +1,5 @@
 """Splitting a text into sentences (what the extractive summary keeps, and the lines a summary
-is scored by: :mod:`memory.layers.summary_lines`), whether one asks rather than tells, and whether
-one speaks of its speaker."""
+is scored by: :mod:`memory.layers.summary_lines`), and whether one asks rather than tells."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ _QUESTION = re.compile(
     r"^(what|where|which|who|when|why|how|do|does|did|is|are|am|can|could|would|should)\b",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|[我咱俺]", re.IGNORECASE)
 
 
 def sentences(text: str) -> list[str]:
@@ -23,8 +21,3 @@ def sentences(text: str) -> list[str]:
 def is_question(text: str) -> bool:
     """Whether a text asks rather than tells (it sets no slot and weighs less as a memory)."""
     return bool(_QUESTION.search(text.strip()))
-
-
-def speaks_of_self(text: str) -> bool:
-    """Whether a text speaks of its speaker (a first-person pronoun: "I", "my", "我", "咱们")."""
-    return bool(_FIRST_PERSON.search(text))

@@ -214,7 +214,7 @@ class MemoryRetriever:
             hits = self.search.keyword_hits(terms, bridged, user_id, limit, then=early)
             searched.vector = vector = embedding()  # as memories are embedded
             floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
-            searched.bar = bar = self.floor.bar(vector, parsed.text) if floored else None
+            searched.bar = bar = self.floor.bar(vector) if floored else None
             found = self.search.rank(
                 vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits,
                 asked=asked, early=early,

@@ -78,23 +78,6 @@ def test_an_unrelated_query_leaves_the_slots_empty(make_manager, config) -> None
     assert "Toronto" in manager.retrieve_memories("Where does my sister live?").memories[0].entry.content
 
 
-def test_a_question_about_the_world_leaves_the_users_life_out(make_manager, config) -> None:
-    """A question that does not speak of the user needs a memory past the small talk nearest to
-    it; one about the user's life in plain words, or naming what the user told, still finds it."""
-    manager = _manager(make_manager, config)
-    told(manager, [*FACTS, *CATS, "结束"])
-    for question in ["Will people live on Mars one day?", "Who invented the telephone?", "你会弹钢琴吗？"]:
-        found = manager.retrieve_memories(question).memories
-        assert [m.entry.content for m in found if m.entry.layer != Layer.STATIC] == [], question
-    for question, fact in [
-        ("What do I do for work?", "nurse"),
-        ("那只橘猫叫什么名字来着？", "年糕"),
-        ("年糕还在减肥吗？", "减肥"),
-    ]:
-        found = [m.entry.content for m in manager.retrieve_memories(question).memories]
-        assert any(fact in text for text in found), (question, found)
-
-
 def test_a_memory_in_the_other_language_is_held_to_small_talk_in_its_language(embeddings) -> None:
     """A question lies nearer small talk of its own language than a fact said in the other one:
     such a fact must beat small talk in its own language, never more than the whole background."""
