@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -42,15 +43,21 @@ _PERSONAS = ["karin", "Mika", "小助手", "Aria"]
 _MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def rendered(seed: int = 3) -> list[str]:
-    """The corpus's statements as indexed interactions (seeded replies, personas and labels)."""
+def as_indexed(statements: Sequence[str], seed: int = 3) -> list[str]:
+    """``statements`` as indexed interactions (seeded replies, personas and labels): the text a
+    USE vector is taken of when an interaction is indexed."""
     rng = random.Random(seed)
     texts = []
-    for number, (statement, _) in enumerate(corpus()):
+    for number, statement in enumerate(statements):
         lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in statement) else "en"
         said = Interaction(str(number), statement, rng.choice(_REPLIES[lang]), _MOMENT)
         texts.append(render_interaction(said, rng.choice(_PERSONAS), rng.choice(("zh", "en"))))
     return texts
+
+
+def rendered(seed: int = 3) -> list[str]:
+    """The corpus's statements as indexed interactions (:func:`as_indexed`)."""
+    return as_indexed([statement for statement, _ in corpus()], seed)
 
 
 def train_head(vectors: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
