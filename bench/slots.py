@@ -6,8 +6,10 @@ none (about someone else, negated, wished, asked, planned, past only, small talk
 - the retention bench's two halves (:mod:`bench.retention_sets`), every fact, update and
   non-update statement, read as single statements;
 - a set written apart (``bench/slots_apart.jsonl``, 480 lines, zh and en): a helper session wrote
-  it from a brief (the 14 slots and the forms of "none") without reading any file of the project,
-  and no classifier trained on it;
+  it from a brief (the 14 slots and the forms of "none") without reading any file of the project;
+- three more sets written from the same brief by three other helper sessions, each for another
+  kind of user (``bench/slots_written.jsonl``, 1,434 lines). The shipped classifier never
+  trained on any of them; they were written to train one (docs/benchmarks.md);
 - small talk: the distinct lines of the benches' filler (:mod:`bench.filler`) and the chit-chat
   queries (:mod:`bench.chitchat`), none of which sets a slot.
 
@@ -37,6 +39,7 @@ from memory.index.use import UniversalSentenceEncoderEmbeddings
 from memory.write.slot_training import as_indexed
 
 APART = Path(__file__).with_name("slots_apart.jsonl")
+WRITTEN = Path(__file__).with_name("slots_written.jsonl")
 FILLER_TURNS = 3000
 
 
@@ -58,9 +61,9 @@ def of_script(half: Script) -> list[Statement]:
     ]
 
 
-def apart() -> list[Statement]:
-    """The set written apart."""
-    lines = APART.read_text(encoding="utf-8").splitlines()
+def written(path: Path) -> list[Statement]:
+    """A written set: one JSON object a line (text, label, lang, form)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [Statement(row["text"], row["label"], row["form"]) for row in map(json.loads, lines)]
 
 
@@ -120,7 +123,8 @@ def main(argv: list[str]) -> int:
     sets = {
         "retention tune": of_script(TUNE),
         "retention held-out": of_script(HELD_OUT),
-        "written apart": apart(),
+        "written apart": written(APART),
+        "written by three more hands": written(WRITTEN),
         "small talk": small_talk(),
     }
     for name, statements in sets.items():
