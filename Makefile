@@ -72,6 +72,7 @@ bench-quality: setup
 	$(BIN)/python -m bench quality --dataset ../shared/bench/locomo-dev.json --out data/bench-quality.json
 	$(BIN)/python -m bench quality --protocol chat --dataset ../shared/bench/locomo-dev.json --out data/bench-quality-chat.json
 	$(BIN)/python -m bench madial --data ../shared/bench/madial-zh-dev --out data/bench-madial.json
+	$(BIN)/python -m bench slots
 	@echo "== the same, right after the import: no memory enriched yet (cheap vectors and keywords) =="
 	$(BIN)/python -m bench quality --before-enrichment --dataset ../shared/bench/locomo-dev.json --out data/bench-quality-cheap.json
 	$(BIN)/python -m bench madial --before-enrichment --data ../shared/bench/madial-zh-dev --out data/bench-madial-cheap.json
