@@ -1,6 +1,6 @@
 """``python -m bench slots``: the shipped slot classifier on statements it never trained on.
 
-Three sets, each of statements that set a slot of the user's own life and statements that set
+Five sets, each of statements that set a slot of the user's own life or statements that set
 none (about someone else, negated, wished, asked, planned, past only, small talk, other facts):
 
 - the retention bench's two halves (:mod:`bench.retention_sets`), every fact, update and
