@@ -2,7 +2,8 @@
 
 The data (:mod:`bench.retention_sets`) is split once, up front, into two halves, each a whole
 script for its own user: ``tune`` (what the engine may be tuned on) and ``held-out`` (never
-looked at while tuning). Every figure is printed for both, side by side.
+looked at while tuning). A third script, ``written`` (:mod:`bench.retention_written`), another
+hand's, may be tuned on too. Every figure is printed for each, side by side.
 
 A scripted user (persona karin) states the half's personal facts, each followed by a small-talk
 turn, then chats on with small talk (:mod:`bench.filler`) through the reply path: ``retrieve(user
@@ -41,11 +42,12 @@ from bench.filler import filler_turns, reply
 from bench.recall import bm25_rankings, dense_rankings, jieba_tokens, rrf
 from bench.retention_report import render
 from bench.retention_sets import HELD_OUT, TUNE, Probe, Script
+from bench.retention_written import WRITTEN
 from memory.domain.slots import value_of
 from memory.personas import SAMPLES
 
-HALVES = {"tune": TUNE, "held-out": HELD_OUT}
-"""The split, fixed here: tune on ``tune`` only; ``held-out`` is reported beside it."""
+HALVES = {"tune": TUNE, "held-out": HELD_OUT, "written": WRITTEN}
+"""The split, fixed here: tune on ``tune`` and ``written`` only; ``held-out`` is reported beside."""
 PERSONA = "karin"
 SUMMARY_EVERY = 20
 CLEANUP_EVERY = 240
@@ -227,13 +229,17 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench retention", description=__doc__)
     parser.add_argument("--checkpoints", default="50,200,1000", help="probes, in turns after the last fact")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--halves", default=",".join(HALVES), help="the scripts to run, comma-separated")
     parser.add_argument("--out", type=Path, default=Path("data/bench-retention.json"))
     args = parser.parse_args(argv)
     checkpoints = sorted(int(c) for c in args.checkpoints.split(","))
     console = Console(width=max(Console().width, 160))
     started = time.perf_counter()
     results: dict[str, dict[str, Any]] = {}
-    for name, half in HALVES.items():
+    for name in args.halves.split(","):
+        if name not in HALVES:
+            parser.error(f"--halves: unknown script {name!r} (known: {', '.join(HALVES)})")
+        half = HALVES[name]
         turns, points = script(half, checkpoints, args.seed)
         check_keys(half, turns)
         console.print(

@@ -1,10 +1,10 @@
 """``python -m bench slots``: the shipped slot classifier on statements it never trained on.
 
-Five sets, each of statements that set a slot of the user's own life or statements that set
+Six sets, each of statements that set a slot of the user's own life or statements that set
 none (about someone else, negated, wished, asked, planned, past only, small talk, other facts):
 
-- the retention bench's two halves (:mod:`bench.retention_sets`), every fact, update and
-  non-update statement, read as single statements;
+- the retention bench's scripts (:mod:`bench.retention_sets`, :mod:`bench.retention_written`),
+  every fact, update and non-update statement, read as single statements;
 - a set written apart (``bench/slots_apart.jsonl``, 480 lines, zh and en): a helper session wrote
   it from a brief (the 14 slots and the forms of "none") without reading any file of the project;
 - three more sets written from the same brief by three other helper sessions, each for another
@@ -33,6 +33,7 @@ from rich.table import Table
 from bench.chitchat import CHITCHAT, CHITCHAT_APART
 from bench.filler import filler_turns
 from bench.retention_sets import HELD_OUT, TUNE, Script
+from bench.retention_written import WRITTEN as WRITTEN_SCRIPT
 from memory.domain import slots
 from memory.domain.slot_corpus import NONE
 from memory.index.use import UniversalSentenceEncoderEmbeddings
@@ -123,6 +124,7 @@ def main(argv: list[str]) -> int:
     sets = {
         "retention tune": of_script(TUNE),
         "retention held-out": of_script(HELD_OUT),
+        "retention written": of_script(WRITTEN_SCRIPT),
         "written apart": written(APART),
         "written by three more hands": written(WRITTEN),
         "small talk": small_talk(),
