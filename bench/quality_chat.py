@@ -35,7 +35,7 @@ from bench.chitchat import CHITCHAT, CHITCHAT_APART
 from bench.engine import ACTIVE_CAPACITY, BUDGET, MEMORY_SLOTS, Clock, Engine, Recalled, Settings
 from bench.locomo import CATEGORY_NAMES, Conversation, Question, evidence_recall
 from bench.quality import PERSONA, flat_rankings, persona_folder
-from bench.recall import Ranking, Score, merge, rrf
+from bench.recall import Ranking, Score, merge, rrf, share
 from memory.domain.sentences import sentences as sentences_of
 
 Results = dict[str, dict[int, Score]]
@@ -166,10 +166,6 @@ def score_window(conv: Conversation, rankings: list[Ranking]) -> Score:
     return score
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.0f}% ({part}/{whole})" if whole else "-"
-
-
 def _mean(values: list[float]) -> str:
     return f"{sum(values) / len(values):.2f}" if values else "-"
 
@@ -197,7 +193,7 @@ def render(results: Results, ticking: bool, replay: bool = False) -> Table:
             f"{score.mean():.1f}",
             *(f"{score.mean(c):.1f}" for c in CATEGORY_NAMES),
             f"{score.all_found():.1f}",
-            _pct(score.held, score.units) if engine else "100% (all kept)",
+            share(score.held, score.units) if engine else "100% (all kept)",
             f"{score.summaries_shown} ({score.summaries_with_evidence})" if engine else "-",
             " / ".join(_mean(score.slots.get(name, [])) for name in ("adversarial", "chit-chat", "apart"))
             if engine

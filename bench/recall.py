@@ -112,3 +112,8 @@ def rrf(*rankings: Ranking, k: int = 60) -> Ranking:
         for rank, index in enumerate(ranking, start=1):
             scores[index] = scores.get(index, 0.0) + 1.0 / (k + rank)
     return sorted(scores, key=lambda i: -scores[i])
+
+
+def share(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as printed in the benches' tables: "75% (3/4)", or "-" of nothing."""
+    return f"{100.0 * part / whole:.0f}% ({part}/{whole})" if whole else "-"

@@ -9,13 +9,10 @@ from typing import Any
 from rich.table import Table
 
 from bench.engine import ACTIVE_CAPACITY, BUDGET
+from bench.recall import share
 
 Results = dict[str, dict[str, Any]]
 """Per half: its probe points and, per retriever, what :mod:`bench.retention` measured."""
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.0f}% ({part}/{whole})" if whole else "-"
 
 
 def _found(rows: Sequence[dict[str, Any]], field: str = "new") -> int:
@@ -55,9 +52,9 @@ def render_facts(results: Results) -> Table:
                 cell
                 for n in labels
                 for cell in (
-                    _pct(_found(probes[n]), len(probes[n])),
+                    share(_found(probes[n]), len(probes[n])),
                     _split(probes[n]),
-                    _pct(_found(probes[n], "new_current"), len(probes[n])),
+                    share(_found(probes[n], "new_current"), len(probes[n])),
                 )
             ),
         )
@@ -87,8 +84,8 @@ def render_updates(results: Results) -> Table:
         for label in labels:
             rows = row["probes"][label]
             cells += [
-                _pct(_found(rows, "new_current"), len(rows)),
-                _pct(sum(r["old_current"] for r in rows), len(rows)),
+                share(_found(rows, "new_current"), len(rows)),
+                share(sum(r["old_current"] for r in rows), len(rows)),
             ]
         table.add_row(half, retriever, *cells)
     table.caption = (
@@ -110,7 +107,7 @@ def render_profile(results: Results) -> Table:
             continue
         changed, turns = row["recorded_as_slot"], row["turns"]
         kinds = ("update", "statement", "small talk", "fact")
-        table.add_row(half, *(_pct(changed.get(k, 0), turns.get(k, 0)) for k in kinds))
+        table.add_row(half, *(share(changed.get(k, 0), turns.get(k, 0)) for k in kinds))
     table.caption = (
         "Targets on the held-out half: updates detected, statements about someone else, negated, wished, "
         "planned or asked <= 5 % recorded as updates; facts: the slot facts among them set a slot."

@@ -32,6 +32,7 @@ from rich.table import Table
 
 from bench.chitchat import CHITCHAT, CHITCHAT_APART
 from bench.filler import filler_turns
+from bench.recall import share
 from bench.retention_sets import HELD_OUT, TUNE, Script
 from bench.retention_written import WRITTEN as WRITTEN_SCRIPT
 from memory.domain import slots
@@ -88,20 +89,16 @@ def judged(
     return verdicts
 
 
-def _share(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.0f}% ({part}/{whole})" if whole else "-"
-
-
 def row(statements: Sequence[Statement], verdicts: Sequence[tuple[str | None, str | None]]) -> list[str]:
     """Found (words; as indexed), a wrong slot, and statements of none that set one (by form)."""
     told = [(s, v) for s, v in zip(statements, verdicts, strict=True) if s.label != NONE]
     other = [(s, v) for s, v in zip(statements, verdicts, strict=True) if s.label == NONE]
     forms = Counter(s.form for s, (_, slot) in other if slot is not None)
     return [
-        _share(sum(v[0] == s.label for s, v in told), len(told)),
-        _share(sum(v[1] == s.label for s, v in told), len(told)),
+        share(sum(v[0] == s.label for s, v in told), len(told)),
+        share(sum(v[1] == s.label for s, v in told), len(told)),
         str(sum(v[1] not in (None, s.label) for s, v in told)),
-        _share(sum(forms.values()), len(other)),
+        share(sum(forms.values()), len(other)),
         ", ".join(f"{form} {count}" for form, count in forms.most_common()) or "-",
     ]
 
