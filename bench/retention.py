@@ -2,8 +2,10 @@
 
 The data (:mod:`bench.retention_sets`) is split once, up front, into two halves, each a whole
 script for its own user: ``tune`` (what the engine may be tuned on) and ``held-out`` (never
-looked at while tuning). A third script, ``written`` (:mod:`bench.retention_written`), another
-hand's, may be tuned on too. Every figure is printed for each, side by side.
+looked at while tuning). Three more scripts, each another hand's, may be tuned on too:
+``written`` (:mod:`bench.retention_written`), ``teacher`` and ``student``
+(:mod:`bench.retention_teacher`, :mod:`bench.retention_student`). Every figure is printed for
+each, side by side.
 
 A scripted user (persona karin) states the half's personal facts, each followed by a small-talk
 turn, then chats on with small talk (:mod:`bench.filler`) through the reply path: ``retrieve(user
@@ -42,12 +44,14 @@ from bench.filler import filler_turns, reply
 from bench.recall import bm25_rankings, dense_rankings, jieba_tokens, rrf
 from bench.retention_report import render
 from bench.retention_sets import HELD_OUT, TUNE, Probe, Script
+from bench.retention_student import STUDENT
+from bench.retention_teacher import TEACHER
 from bench.retention_written import WRITTEN
 from memory.domain.slots import value_of
 from memory.personas import SAMPLES
 
-HALVES = {"tune": TUNE, "held-out": HELD_OUT, "written": WRITTEN}
-"""The split, fixed here: tune on ``tune`` and ``written`` only; ``held-out`` is reported beside."""
+HALVES = {"tune": TUNE, "held-out": HELD_OUT, "written": WRITTEN, "teacher": TEACHER, "student": STUDENT}
+"""The split, fixed here: tune on every script but ``held-out``, which is reported beside."""
 PERSONA = "karin"
 SUMMARY_EVERY = 20
 CLEANUP_EVERY = 240

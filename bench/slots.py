@@ -1,15 +1,16 @@
-"""``python -m bench slots``: the shipped slot classifier on statements it never trained on.
+"""``python -m bench slots``: the shipped slot classifier on statements it never trained on, and
+on those it did.
 
-Six sets, each of statements that set a slot of the user's own life or statements that set
+Sets of statements that set a slot of the user's own life or statements that set
 none (about someone else, negated, wished, asked, planned, past only, small talk, other facts):
 
-- the retention bench's scripts (:mod:`bench.retention_sets`, :mod:`bench.retention_written`),
-  every fact, update and non-update statement, read as single statements;
+- the retention bench's scripts (:data:`bench.retention.HALVES`), every fact, update and
+  non-update statement, read as single statements;
 - a set written apart (``bench/slots_apart.jsonl``, 480 lines, zh and en): a helper session wrote
   it from a brief (the 14 slots and the forms of "none") without reading any file of the project;
-- three more sets written from the same brief by three other helper sessions, each for another
-  kind of user (``bench/slots_written.jsonl``, 1,434 lines). The shipped classifier never
-  trained on any of them; they were written to train one (docs/benchmarks.md);
+- the sets written to train on, by five other helper sessions (``memory/samples/
+  slot_statements.jsonl``, 2,407 lines, :mod:`memory.domain.slot_written`): the classifier trains
+  on them, so their row shows what it learned, not how it carries;
 - small talk: the distinct lines of the benches' filler (:mod:`bench.filler`) and the chit-chat
   queries (:mod:`bench.chitchat`), none of which sets a slot.
 
@@ -33,15 +34,15 @@ from rich.table import Table
 from bench.chitchat import CHITCHAT, CHITCHAT_APART
 from bench.filler import filler_turns
 from bench.recall import share
-from bench.retention_sets import HELD_OUT, TUNE, Script
-from bench.retention_written import WRITTEN as WRITTEN_SCRIPT
+from bench.retention import HALVES
+from bench.retention_sets import Script
 from memory.domain import slots
 from memory.domain.slot_corpus import NONE
 from memory.index.use import UniversalSentenceEncoderEmbeddings
 from memory.write.slot_training import as_indexed
 
 APART = Path(__file__).with_name("slots_apart.jsonl")
-WRITTEN = Path(__file__).with_name("slots_written.jsonl")
+WRITTEN = Path(__file__).parent.parent / "memory" / "samples" / "slot_statements.jsonl"
 FILLER_TURNS = 3000
 
 
@@ -108,7 +109,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench slots", description=__doc__)
     parser.parse_args(argv)
     use = UniversalSentenceEncoderEmbeddings(threads=2)
-    table = Table(title="The slot classifier on statements it never trained on")
+    table = Table(title="The slot classifier on statements it never trained on (and on those it did)")
     for column in (
         "set",
         "slot statements found: words",
@@ -119,11 +120,9 @@ def main(argv: list[str]) -> int:
     ):
         table.add_column(column)
     sets = {
-        "retention tune": of_script(TUNE),
-        "retention held-out": of_script(HELD_OUT),
-        "retention written": of_script(WRITTEN_SCRIPT),
+        **{f"retention {name}": of_script(half) for name, half in HALVES.items()},
         "written apart": written(APART),
-        "written by three more hands": written(WRITTEN),
+        "written to train on (trained on)": written(WRITTEN),
         "small talk": small_talk(),
     }
     for name, statements in sets.items():

@@ -1,10 +1,13 @@
-"""The generated corpus the slot classifier learns from (:mod:`memory.domain.slot_model`).
+"""The corpus the slot classifier learns from (:mod:`memory.domain.slot_model`): generated
+statements and statements written by hand.
 
 Each slot's values, acts and states (:mod:`memory.domain.slot_phrases`) are composed with
 times, openers and tails (:mod:`memory.domain.slot_frames`): first person is the slot's class;
 the same phrases said of someone else, negated, as a wish, a plan or a question are ``none``,
-and so is small talk and personal facts that are no slot. Nothing here is taken from the
-benchmarks' sentences.
+and so is small talk and personal facts that are no slot.
+
+Beside them, statements written by hand (:mod:`memory.domain.slot_written`), each counted
+:data:`WRITTEN_WEIGHT` times. Nothing here is taken from the benchmarks' sentences.
 """
 
 from __future__ import annotations
@@ -42,8 +45,15 @@ from memory.domain.slot_frames import (
     WOULD_EN,
 )
 from memory.domain.slot_phrases import NONE, PHRASES, SLOTS
+from memory.domain.slot_written import FORMS, written, written_forms
 
-__all__ = ["NONE", "SLOTS", "corpus"]
+__all__ = ["FORMS", "NONE", "SLOTS", "corpus", "forms"]
+
+WRITTEN_WEIGHT = 2
+"""How many times each written statement (:mod:`memory.domain.slot_written`) is in the corpus."""
+WRITTEN_FORM_WEIGHT = 6
+"""How many times each written statement is among the forms (:func:`forms`): the generated ones
+outnumber them about ten to one and teach only the generator's forms."""
 
 
 def _forms(phrase: str) -> tuple[str, str]:
@@ -64,6 +74,7 @@ def _english(slot: str, rng: random.Random) -> Iterator[tuple[str, str]]:
             mine = past
             yield f"I {mine}{rng.choice(TIME_EN)}", slot
             yield f"I just {mine}", slot
+            yield f"just {mine}", slot
             if slot != "hometown":
                 yield f"I've finally {_perfect(past)}", slot
             yield f"{rng.choice(WHO_EN)} {_theirs(past)}{rng.choice(TIME_EN)}", NONE
@@ -123,6 +134,7 @@ def _chinese(slot: str, rng: random.Random) -> Iterator[tuple[str, str]]:
             bare = done.replace("了", "", 1)
             yield f"我{rng.choice(TIME_ZH)}{done}", slot
             yield f"{rng.choice(TIME_ZH)}我{done}", slot
+            yield done, slot  # the subject dropped, as in a chat
             yield f"{rng.choice(WHO_ZH)}{rng.choice(TIME_ZH)}{done}", NONE
             yield f"我从来没{bare}过", NONE
             yield f"我没有{bare}", NONE
@@ -135,6 +147,7 @@ def _chinese(slot: str, rng: random.Random) -> Iterator[tuple[str, str]]:
             said = state.format(v=value)
             yield f"我{rng.choice(NOW_ZH)}{said}", slot
             yield f"{rng.choice(NOW_ZH)}我{said}", slot
+            yield f"现在{said}", slot
             yield f"{rng.choice(WHO_ZH)}{rng.choice(NOW_ZH)}{said}", NONE
             yield f"我不{said.removeprefix('是')}" if said.startswith("是") else f"我不{said}", NONE
             yield f"要是我{said}就好了", NONE
@@ -172,6 +185,22 @@ Aside = Callable[[list[str], str], str]
 
 def corpus(seed: int = 7) -> list[tuple[str, str]]:
     """The labelled statements ``(text, slot or "none")``, the same for the same seed."""
+    statements, other = _generated(seed)
+    return statements + other + written() * WRITTEN_WEIGHT
+
+
+def forms(seed: int = 7) -> list[tuple[str, str]]:
+    """Statements of a slot's kind of value by their form ``(text, "said" or "not")``: the
+    generated ones (the user's own are said; someone else's, negated, wished, planned or asked
+    are not) and the written ones (:func:`memory.domain.slot_written.written_forms`)."""
+    said, other = FORMS
+    statements, _ = _generated(seed)
+    generated = [(text, other if label == NONE else said) for text, label in statements]
+    return generated + written_forms() * WRITTEN_FORM_WEIGHT
+
+
+def _generated(seed: int) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The generated slots' statements, and what else the generator composes (no slot)."""
     rng = random.Random(seed)
 
     def aside(templates: list[str], joiner: str) -> str:
@@ -179,7 +208,8 @@ def corpus(seed: int = 7) -> list[tuple[str, str]]:
             return ""
         return joiner + rng.choice(templates).format(**{k: rng.choice(v) for k, v in FILL.items()})
 
-    return [*_statements(rng, aside), *_one_offs(rng, aside), *_no_slot(rng, aside)]
+    statements = list(_statements(rng, aside))
+    return statements, [*_one_offs(rng, aside), *_no_slot(rng, aside)]
 
 
 def _statements(rng: random.Random, aside: Aside) -> Iterator[tuple[str, str]]:

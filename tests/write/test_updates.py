@@ -50,6 +50,12 @@ def _current_and_history(manager: MemoryManager, question: str, new: str, old: s
         ("I work as a nurse at the city hospital", "I am now working as a paramedic", "我现在做什么工作？",
          "paramedic", "nurse"),
         ("我在医院当护士", "这个月起我在一家律所当助理了", "What's my job now?", "律所", "护士"),
+        # written apart (bench/slots_apart.jsonl) by a hand the classifier never trained on
+        ("我用的是小米手机", "终于从安卓跳到 iPhone 14 了，AirDrop 太香了", "What phone do I use now?",
+         "iPhone 14", "小米"),
+        ("I live in Denver",
+         "We relocated to Austin in March for my husband's work, still getting used to the heat",
+         "我现在住在哪个城市？", "Austin", "Denver"),
     ],
 )  # fmt: skip
 def test_a_plain_update_replaces_the_old_value(
@@ -130,7 +136,9 @@ def test_statements_about_others_negated_or_wished_change_nothing(make_manager) 
     before = {key: fact.value for key, fact in manager.profile().items()}
     assert "car" in before
     fill(manager, ["My neighbour bought a Porsche", "我爸换了台华为手机", "I have never owned a car",
-                   "我没搬去广州", "I would love to live in Porto one day"])  # fmt: skip
+                   "我没搬去广州", "I would love to live in Porto one day",
+                   "我女儿最爱吃披萨，天天吵着要点外卖",
+                   "nah I didn't get the Pixel 8 Pro in the end, too pricey"])  # fmt: skip
     assert {key: fact.value for key, fact in manager.profile().items()} == before
 
 
@@ -152,21 +160,22 @@ def test_the_shipped_slot_weights_are_those_the_corpus_trains() -> None:
     )
     fresh = slot_training.train()
     assert np.array_equal(fresh["ids"], shipped["ids"])
-    for name in ("weights", "use_weights", "use_bias"):
+    assert np.array_equal(fresh["form_ids"], shipped["form_ids"])
+    for name in ("weights", "form_weights", "use_weights", "use_bias"):
         assert np.allclose(fresh[name].astype(np.float32), shipped[name].astype(np.float32), atol=1e-3), name
 
 
 def test_an_update_the_words_miss_is_found_once_it_is_indexed(make_manager, config) -> None:
     """The second look (the interaction's USE vector, when it leaves the active window) finds
     what the words alone did not; the statement it replaced is shown as history."""
-    new_statement = "我们家现在在苏州落户了"
+    new_statement = "通勤换成了地铁，终于不堵了"
     assert slot_of(new_statement) is None  # the words alone miss it
     config.active.capacity = 2
     manager = make_manager(config)
-    fill(manager, ["我住在上海，离静安寺很近", *CHAT, new_statement, *CHAT])
+    fill(manager, ["I take the bus to work", *CHAT, new_statement, *CHAT])
     manager.flush()
-    assert "苏州" in manager.profile()["home"].value
-    _current_and_history(manager, "Where do I live now?", "苏州", "上海")
+    assert manager.profile()["commute"].value == new_statement
+    _current_and_history(manager, "How do I get to work now?", "地铁", "bus")
 
 
 async def test_a_summary_quoting_a_replaced_value_is_shown_as_history(make_manager, config) -> None:
@@ -199,6 +208,24 @@ def test_an_older_statement_the_words_are_unsure_of_is_history_once_the_slot_cha
     shown = [m for m in result.memories if "Corolla" in m.entry.content]
     assert shown and all(m.superseded for m in shown)
     assert not any(m.superseded for m in result.memories if "理想" in m.entry.content)
+
+
+def test_an_older_statement_far_in_meaning_from_the_new_value_is_history_when_surely_about_the_slot(
+    make_manager, config
+) -> None:
+    """Two statements of one slot in two languages can be far apart in meaning; the old one is
+    shown as history because the vector's regression is sure it speaks of a car."""
+    old_statement = "我的捷达开了十万公里了，还挺皮实"
+    assert slot_of(old_statement) is None
+    config.active.capacity = 2
+    manager = make_manager(config)
+    new_statement = "Traded in the Jetta for a secondhand Nio ES6 last month, loving the electric life"
+    fill(manager, [old_statement, *CHAT, new_statement, *CHAT])
+    manager.flush()
+    assert "Nio" in manager.profile()["car"].value
+    result = manager.retrieve_memories("我现在开什么车？")
+    shown = [m for m in result.memories if "捷达" in m.entry.content]
+    assert shown and all(m.superseded for m in shown)
 
 
 def test_a_statement_the_words_lean_to_a_slot_but_about_something_else_stays_current(
@@ -259,7 +286,7 @@ def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothin
     """The classifier is not sure enough of the newer statement for it to set the commute, but
     its words and its vector both lean to it: a question about the commute shows it first,
     beside the fact it may have replaced."""
-    new_statement = "现在基本都是地铁。"
+    new_statement = "mostly on the train in these days"
     config.active.capacity = 2
     manager = make_manager(config)
     fill(manager, ["I take the bus to work", *CHAT, new_statement, *CHAT * 4])
@@ -268,5 +295,6 @@ def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothin
     for question in ("我现在怎么上班？", "How do I get to work now?"):
         first = manager.retrieve_memories(question).memories[0]
         assert new_statement in first.entry.content and not first.superseded
-    other = manager.retrieve_memories("我住在哪里？").memories  # another slot: nothing raised
-    assert other and all(m.score < RAISED for m in other)
+    other = manager.retrieve_memories("我住在哪里？")  # another slot: nothing raised
+    considered = [*other.memories, *other.near_misses]
+    assert considered and all(m.score < RAISED for m in considered)
