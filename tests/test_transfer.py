@@ -16,7 +16,7 @@ from memory.retrieval.raised import RAISED
 
 QUERIES = [("我喜欢什么运动？", "u1"), ("猫叫什么", "u1"), ("coffee", "u2"), ("吉他", None), ("过敏", "u1")]
 QUERIES += [("How do I get to work now?", "u3")]  # the statement it leans to, found again after import
-LATER = "现在基本都是地铁。"
+LATER = "mostly on the train in these days"
 
 
 async def _lived_in(manager: MemoryManager, clock: Clock) -> None:
