@@ -5,7 +5,7 @@ in the first person set a slot; the same said of someone else, negated, wished, 
 set none):
 
 - over hashed character and word n-grams of the statement: about 65 microseconds, no embedder
-  (what a write decides at once);
+  (what a write decides at once, with the form's regression below);
 - over the USE vector of the interaction as indexed (the statement and the persona's reply): it
   carries to words the corpus never used. Its answer is combined with the first (a geometric
   mean) when that vector is at hand, when the interaction is indexed.
@@ -46,8 +46,8 @@ USE_DIMENSIONS = 512
 """Length of the vectors the second regression reads (USE's)."""
 SAID_FLOOR = 0.5
 """Least chance by the form regression that a statement is said of the user as true now, for it
-to set a slot. Chosen on the written statements, each writer's left out of the training in turn
-(all three regressions): of their 840 statements that set a slot the classifier found 473
+to set a slot. Chosen on the first three writers' statements, each writer's left out of the
+training in turn (all three regressions): of their 840 statements that set a slot the classifier found 473
 without the form and 454 with it; of their 600 that set none, 53 set one without it and 33 with
 it (at 0.3: 461 and 36)."""
 WORDS_KEPT = 4096
