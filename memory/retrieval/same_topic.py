@@ -35,8 +35,8 @@ ABOUT = 0.85
 """Least chance of the fact's slot by the vector's regression (the statement alone) for a statement
 to speak of it whatever the cosine. On the retention bench's tune half and written script (the
 retrained classifier): of the seven fact statements an update replaced that are further than
-:data:`SAME_TOPIC` from the new value, four have 0.95 or more, the others 0.45, 0.42 and 0.02;
-every other fact has at most 0.78 for a slot it leans to."""
+:data:`SAME_TOPIC` from the new value, four have 0.95 or more, the others 0.48, 0.48 and 0.03;
+every other fact has at most 0.77 for a slot it leans to."""
 KEPT = 4096
 """Texts whose vectors are kept in memory (a user's fact values come back in every retrieval)."""
 
