@@ -66,11 +66,6 @@ def slot_of(text: str) -> str | None:
     return slot_model.shipped().slot(statement, SLOT_THRESHOLD)
 
 
-def leaning_slot(text: str) -> str | None:
-    """The slot a statement most likely speaks of (the first of :func:`leaning_slots`), or None."""
-    return next(iter(leaning_slots(text)), None)
-
-
 @functools.lru_cache(maxsize=4096)
 def leaning_slots(text: str) -> tuple[str, ...]:
     """Every slot a statement may speak of, even when it is likelier about none: each whose

@@ -10,7 +10,7 @@ import pytest
 from helpers.store import fill
 from memory import Layer, MemoryManager
 from memory.domain.formatter import HISTORY_MARKS
-from memory.domain.slots import leaning_slot, slot_of
+from memory.domain.slots import leaning_slots, slot_of
 from memory.retrieval.raised import RAISED
 
 CHAT = ["今天天气真好", "晚饭吃了面条", "周末去公园散步了", "最近在追一部剧", "下午有点困"]
@@ -234,7 +234,7 @@ def test_a_statement_the_words_lean_to_a_slot_but_about_something_else_stays_cur
     """The words lean the favourite book to the favourite food; a favourite food said after it
     does not make it history: the two statements are not near in meaning."""
     book = "我最喜欢的书是《三体》，看了三遍。"
-    assert leaning_slot(book) == "favourite_food" and slot_of(book) is None
+    assert leaning_slots(book)[:1] == ("favourite_food",) and slot_of(book) is None
     config.active.capacity = 2
     manager = make_manager(config)
     fill(manager, [book, *CHAT, "我最爱吃的是麻辣烫。", *CHAT])
