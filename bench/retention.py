@@ -47,7 +47,7 @@ from bench.retention_sets import HELD_OUT, TUNE, Probe, Script
 from bench.retention_student import STUDENT
 from bench.retention_teacher import TEACHER
 from bench.retention_written import WRITTEN
-from memory.domain.slots import value_of
+from memory.domain.slots import values_of
 from memory.personas import SAMPLES
 
 HALVES = {"tune": TUNE, "held-out": HELD_OUT, "written": WRITTEN, "teacher": TEACHER, "student": STUDENT}
@@ -204,7 +204,7 @@ def run_engine(
             log(f"{user}: probed {point.label} (turn {number})")
         said = engine.said_values(user)
         for turn in turns:
-            if value_of(turn.user) in said:
+            if values_of(turn.user) & said:
                 result["recorded_as_slot"][turn.kind] = result["recorded_as_slot"].get(turn.kind, 0) + 1
     finally:
         engine.discard()

@@ -24,7 +24,7 @@ import numpy as np
 
 from memory.domain import slot_model
 from memory.domain.importance import said_in
-from memory.domain.sentences import is_question
+from memory.domain.sentences import is_question, sentences
 from memory.domain.slot_corpus import SLOTS
 from memory.domain.types import Layer, ProfileFact, RetrievedMemory
 
@@ -53,17 +53,23 @@ of the three updates the classifier missed; at 0.4, 28 turns (5 lines) and one m
 MIN_QUOTE_CHARS = 4
 """Least length of a summary line's statement for it to count as part of a longer stored value."""
 MAX_VALUE_CHARS = 200
-"""A statement longer than this is kept as a profile value cut to its first sentence or this."""
+"""A statement longer than this is kept as a profile value cut to the sentence that speaks most of
+its slot (:func:`value_of`), itself cut to this when longer."""
+_CUT_AT = re.compile(r"(?<=[。！!.])\s*")
 
 
 @functools.lru_cache(maxsize=4096)
 def slot_of(text: str) -> str | None:
     """The slot a plain statement sets, or None (questions, statements about someone else,
-    negated, wished or planned, and other text): the shipped classifier's answer from the words."""
+    negated, wished or planned, and other text): the shipped classifier's answer from the words,
+    for the whole message, else for the first of its sentences that sets one (in a long message
+    the other sentences drown the one that tells the fact, and one asks while another tells)."""
     statement = text.strip()
-    if not statement or is_question(statement):
-        return None
-    return slot_model.shipped().slot(statement, SLOT_THRESHOLD)
+    model = slot_model.shipped()
+    found = model.slot(statement, SLOT_THRESHOLD) if statement and not is_question(statement) else None
+    parts = sentences(statement) if found is None else []
+    told = (model.slot(part, SLOT_THRESHOLD) for part in parts if len(parts) > 1 and not is_question(part))
+    return found or next((slot for slot in told if slot is not None), None)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -120,13 +126,31 @@ def slots_with_vector(text: str, vector: object) -> tuple[str | None, str | None
     return slot_model.shipped().slots(statement, vector, (SLOT_THRESHOLD, SLOT_THRESHOLD_WITH_VECTOR))
 
 
-def value_of(text: str) -> str:
-    """The profile value a statement is stored as: the statement, cut when long."""
+def value_of(text: str, slot: str) -> str:
+    """The profile value a statement setting ``slot`` is stored as: the statement, or when long
+    the part of it whose words give the slot the highest chance (the first of equals). A long
+    message may tell its fact in any sentence ("Moved again! We found a flat in Chorlton ...")."""
+    parts = _parts(text)
+    if len(parts) == 1:
+        return parts[0]
+    model, column = slot_model.shipped(), SLOTS.index(slot)
+    chances = [float(model.probabilities(part)[column]) for part in parts]
+    return parts[chances.index(max(chances))]
+
+
+def values_of(text: str) -> set[str]:
+    """Every value :func:`value_of` may store a statement as, whatever the slot and the weights
+    (an erase finds what an older classifier stored)."""
+    return set(_parts(text))
+
+
+def _parts(text: str) -> list[str]:
+    """The statement whitespace folded when short, else its sentences (each cut when long)."""
     statement = " ".join(text.split())
     if len(statement) <= MAX_VALUE_CHARS:
-        return statement
-    first = re.split(r"(?<=[。！!.])\s*", statement, maxsplit=1)[0]
-    return first if len(first) <= MAX_VALUE_CHARS else statement[: MAX_VALUE_CHARS - 1] + "…"
+        return [statement]
+    parts = [p for p in _CUT_AT.split(statement) if p] or [statement]
+    return [p if len(p) <= MAX_VALUE_CHARS else p[: MAX_VALUE_CHARS - 1] + "…" for p in parts]
 
 
 def said_values(memories: Sequence[RetrievedMemory]) -> set[str]:
@@ -136,9 +160,10 @@ def said_values(memories: Sequence[RetrievedMemory]) -> set[str]:
     values: set[str] = set()
     for m in memories:
         if m.entry.layer == Layer.SUMMARY:
-            values.update(value_of(said_in(line)) for line in m.entry.content.splitlines() if line.strip())
+            lines = (said_in(line) for line in m.entry.content.splitlines() if line.strip())
+            values.update(value for line in lines for value in values_of(line))
         elif m.entry.layer != Layer.STATIC:
-            values.add(value_of(said_in(m.entry.content)))
+            values.update(values_of(said_in(m.entry.content)))
     return values
 
 
@@ -189,7 +214,7 @@ def _marked(
             quoted = outdated_lines(m.entry.content, m.entry.created_at, current, history, about)
             return replace(m, outdated=quoted) if quoted else m
         said = said_in(m.entry.content)
-        surely = history.get(value_of(said))
+        surely = next((history[v] for v in _parts(said) if v in history), None)
         newer = [s for s in _spoken(said, surely) if s in current and current[s].since > m.entry.created_at]
         return (
             replace(m, superseded=True)

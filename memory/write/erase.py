@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 
 from memory.domain.importance import said_in
-from memory.domain.slots import SAID, value_of
+from memory.domain.slots import SAID, values_of
 from memory.domain.types import Interaction, Layer, MemoryEntry, scope_of, user_of
 from memory.errors import InvalidInputError, StoreUnavailableError
 from memory.layers.rag import RagLayer
@@ -107,7 +107,7 @@ class Eraser:
             EntryTable.erase_ids(conn, [memory_id, *emptied])
             Journal.erase_ids(conn, [memory_id])
             if said:
-                values = {value_of(said[0].user_input), value_of(said_in(entry.content))}
+                values = values_of(said[0].user_input) | values_of(said_in(entry.content))
                 ProfileTable.erase_set_at(conn, scope, SAID, said[0].timestamp, values)
             for summary in by_model.values():  # its interactions are summarised again
                 Journal.rebuffer(conn, summary.id)

@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from memory.domain.importance import said_in
-from memory.domain.slots import SAID, value_of
+from memory.domain.slots import SAID, values_of
 from memory.domain.types import Layer
 from memory.record.db import Connection, from_epoch
 from memory.record.entries import EntryTable
@@ -49,7 +49,7 @@ def erase_restored(
             continue
         interaction, scope = interaction_of(row), str(row["scope"])
         said = memories.get(interaction.id, {}).get("content")
-        values = {value_of(interaction.user_input), *([value_of(said_in(str(said)))] if said else [])}
+        values = values_of(interaction.user_input) | (values_of(said_in(str(said))) if said else set())
         ProfileTable.erase_set_at(conn, scope, SAID, interaction.timestamp, values)
         later = [r.get("summary_id") for r in said_rows[place:] if r["scope"] == row["scope"]]
         for summary_id in sorted(readers([None if s is None else str(s) for s in later], window)):

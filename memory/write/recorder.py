@@ -132,7 +132,7 @@ class Recorder:
             self.active.append(conn, [entries[i.id] for i in interactions])
             for interaction, slot, fact_id in self._not_forgotten(conn, said):
                 self.profile.put(
-                    conn, interaction.user_id, slot, slots.value_of(interaction.user_input),
+                    conn, interaction.user_id, slot, slots.value_of(interaction.user_input, slot),
                     since=interaction.timestamp, source=slots.SAID, newer_only=True, fact_id=fact_id,
                 )  # fmt: skip
         self.sync.enricher.serving()

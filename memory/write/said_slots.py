@@ -51,6 +51,6 @@ class SaidSlots:
             for entry, slot, said in found:
                 if entry.id in alive and statement_fact_id(entry.id, slot) not in gone:
                     ProfileTable.put(
-                        conn, entry.user_id, slot, slots.value_of(said), since=entry.created_at,
+                        conn, entry.user_id, slot, slots.value_of(said, slot), since=entry.created_at,
                         source=slots.SAID, newer_only=True, fact_id=statement_fact_id(entry.id, slot),
                     )  # fmt: skip

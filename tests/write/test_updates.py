@@ -178,6 +178,31 @@ def test_an_update_the_words_miss_is_found_once_it_is_indexed(make_manager, conf
     _current_and_history(manager, "How do I get to work now?", "地铁", "bus")
 
 
+MOVED_IN_PASSING = (
+    "今天真的累瘫了，从早上七点开始搬了一整天的箱子，腰都直不起来了，楼道又窄又暗，那个旧沙发差点没抬上去，"
+    "三楼的邻居阿姨还出来看了半天热闹，一直在旁边指挥我们往左一点往右一点，搬家公司的师傅也累得满头大汗，"
+    "中午就啃了两个包子。不过总算是搬完了！我们现在住在厦门思明区了，离海边骑车也就十分钟。晚上随便点了个外卖，"
+    "一碗热乎乎的沙茶面下肚就满足了，明天还得继续收拾剩下的那些箱子，想想就头大，希望这周末之前能全部弄好吧，"
+    "下周一还要上班呢。"
+)
+
+
+def test_a_long_message_telling_its_fact_in_passing_sets_the_slot_to_the_sentence_that_tells_it(
+    make_manager, config
+) -> None:
+    """A long message (ending on a question word) that moves house in one sentence of many: the
+    profile keeps that sentence, the older home is history, and forgetting the message brings the
+    older home back."""
+    config.active.capacity = 2
+    manager = make_manager(config)
+    _, moved, *_ = fill(manager, ["I live in Denver", MOVED_IN_PASSING, *CHAT])
+    manager.flush()
+    assert manager.profile()["home"].value == "我们现在住在厦门思明区了，离海边骑车也就十分钟。"
+    _current_and_history(manager, "Where do I live now?", "厦门", "Denver")
+    assert manager.forget(moved)
+    assert [f.value for f in manager.profile().values()] == ["I live in Denver"]
+
+
 async def test_a_summary_quoting_a_replaced_value_is_shown_as_history(make_manager, config) -> None:
     config.active.capacity = 2
     manager = make_manager(config)
