@@ -55,6 +55,9 @@ On the tune half's statements, 19 of its 1,300 small-talk turns lean (2 distinct
 of the three updates the classifier missed; at 0.4, 28 turns (5 lines) and one more update."""
 MIN_QUOTE_CHARS = 4
 """Least length of a summary line's statement for it to count as part of a longer stored value."""
+SENTENCES_READ = 24
+"""Sentences of a message read one by one for a slot (a chat message's, not a pasted document's:
+a 20,000-character text would take 0.1 s of the write)."""
 MAX_VALUE_CHARS = 200
 """A statement longer than this is kept as a profile value cut to the sentence that speaks most of
 its slot (:func:`value_of`), itself cut to this when longer."""
@@ -70,7 +73,7 @@ def slot_of(text: str) -> str | None:
     statement = text.strip()
     model = slot_model.shipped()
     found = model.slot(statement, SLOT_THRESHOLD) if statement and not is_question(statement) else None
-    parts = sentences(statement) if found is None else []
+    parts = sentences(statement)[:SENTENCES_READ] if found is None else []
     told = (model.slot(part, SLOT_THRESHOLD) for part in parts if len(parts) > 1 and not is_question(part))
     return found or next((slot for slot in told if slot is not None), None)
 
