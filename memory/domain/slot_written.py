@@ -1,16 +1,14 @@
 """Statements written by hand for the slot classifier (:mod:`memory.domain.slot_model`).
 
-``memory/samples/slot_statements.jsonl`` holds chat messages that eight helper sessions wrote
+``memory/samples/slot_statements.jsonl`` holds chat messages that five helper sessions wrote
 from a brief (the slots, the forms of a statement that sets none), each for another kind of user,
 reading no file of the project: other hands than the generator's of
 :mod:`memory.domain.slot_corpus`, so the classifier learns more than one idea of how people say
 things. Three wrote the slots and the forms that set none; two more wrote each slot's boundaries,
 what is near a slot but sets none (a "near miss": a one-off episode, a goal or a mood about the
-slot's area, a temporary situation); three more wrote both in one register each: the fact said
-in passing in a long message, young internet slang, formal and older users. Each line has its
-text, its label (a slot or "none"), its language and its form: an update or a state of the
-user's own life, or said of someone else, negated, wished, asked, planned, past only, a near
-miss, small talk, another fact.
+slot's area, a temporary situation). Each line has its text, its label (a slot or "none"), its
+language and its form: an update or a state of the user's own life, or said of someone else,
+negated, wished, asked, planned, past only, a near miss, small talk, another fact.
 """
 
 from __future__ import annotations

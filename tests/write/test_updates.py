@@ -113,11 +113,7 @@ def test_questions_and_small_talk_set_no_slot(text: str) -> None:
         ("我老家在四川自贡，那边的灯会很有名", "hometown"),
         ("I grew up in Manchester", "hometown"),
         ("我最喜欢吃的是火锅", "favourite_food"),
-        pytest.param(
-            "My favourite dish is pad thai",
-            "favourite_food",
-            marks=pytest.mark.xfail(strict=True, reason="the form regression gives it 0.49 of being said"),
-        ),
+        ("My favourite dish is pad thai", "favourite_food"),
         ("我每天早上都要喝一杯豆浆", "favourite_drink"),
         ("I drink green tea every morning", "favourite_drink"),
         ("我是曼联的铁杆球迷", "team"),
@@ -172,14 +168,14 @@ def test_the_shipped_slot_weights_are_those_the_corpus_trains() -> None:
 def test_an_update_the_words_miss_is_found_once_it_is_indexed(make_manager, config) -> None:
     """The second look (the interaction's USE vector, when it leaves the active window) finds
     what the words alone did not; the statement it replaced is shown as history."""
-    new_statement = "I've been learning the accordion since March"
+    new_statement = "通勤换成了地铁，终于不堵了"
     assert slot_of(new_statement) is None  # the words alone miss it
     config.active.capacity = 2
     manager = make_manager(config)
-    fill(manager, ["我在学二胡", *CHAT, new_statement, *CHAT])
+    fill(manager, ["I take the bus to work", *CHAT, new_statement, *CHAT])
     manager.flush()
-    assert manager.profile()["instrument"].value == new_statement
-    _current_and_history(manager, "我现在在学什么乐器？", "accordion", "二胡")
+    assert manager.profile()["commute"].value == new_statement
+    _current_and_history(manager, "How do I get to work now?", "地铁", "bus")
 
 
 MOVED_IN_PASSING = (
@@ -227,7 +223,7 @@ def test_an_older_statement_the_words_are_unsure_of_is_history_once_the_slot_cha
 ) -> None:
     """The classifier is not sure enough of the old statement for it to set the car slot; once a
     newer statement sets it, the old one still leans to that slot and is shown as history."""
-    old_statement = "the Corolla needs new tyres again"
+    old_statement = "I drive my old Corolla to the lake most weekends"
     assert slot_of(old_statement) is None
     config.active.capacity = 2
     manager = make_manager(config)
@@ -296,7 +292,7 @@ def test_a_summary_made_after_the_change_marks_only_what_surely_came_before() ->
     assert outdated_lines(without_it, made, {"commute": commute}, {}) == (
         "用户：I take the tram to the office, twenty minutes door to door",
     )
-    unsure = "用户：the Corolla needs new tyres again"
+    unsure = "用户：I drive my old Corolla to the lake most weekends"
     car = ProfileFact(id="f2", key="car", value="我把车换成了一辆理想L7", since=changed, source="said")
     assert outdated_lines(unsure, made, {"car": car}, {}) == ()
     assert outdated_lines(unsure, changed - timedelta(hours=1), {"car": car}, {}) == (unsure,)
@@ -315,13 +311,13 @@ def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothin
     """The classifier is not sure enough of the newer statement for it to set the commute, but
     its words and its vector both lean to it: a question about the commute shows it first,
     beside the fact it may have replaced."""
-    new_statement = "the train most days now"
+    new_statement = "mostly on the train in these days"
     config.active.capacity = 2
     manager = make_manager(config)
     fill(manager, ["I take the bus to work", *CHAT, new_statement, *CHAT * 4])
     manager.flush()
     assert manager.profile()["commute"].value == "I take the bus to work"  # it set nothing
-    for question in ("我现在每天怎么去上班？", "How do I get to work now?"):
+    for question in ("我现在怎么上班？", "How do I get to work now?"):
         first = manager.retrieve_memories(question).memories[0]
         assert new_statement in first.entry.content and not first.superseded
     other = manager.retrieve_memories("我住在哪里？")  # another slot: nothing raised
