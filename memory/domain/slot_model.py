@@ -127,7 +127,7 @@ class SlotModel:
     def slots(self, text: str, vector: Any, thresholds: tuple[float, float]) -> tuple[str | None, str | None]:
         """The slot by the words alone and by both regressions (``thresholds`` in that order),
         the words read once; none when the form says the statement is not of the user now."""
-        if self._said(text) < SAID_FLOOR:
+        if not self.of_user_now(text):
             return None, None
         chances = self._by_words(text)
         return _pick(chances, thresholds[0]), _pick(self._combined(chances, vector), thresholds[1])
@@ -151,10 +151,15 @@ class SlotModel:
         chances = self._by_words(text)[: len(SLOTS)]
         return tuple(SLOTS[i] for i in np.argsort(-chances, kind="stable") if chances[i] >= floor)
 
+    def of_user_now(self, text: str) -> bool:
+        """Whether the form regression reads ``text`` as the user's own life now (not someone
+        else's, negated, wished, planned or past only); True when none shipped."""
+        return self._said(text) >= SAID_FLOOR
+
     def slot(self, text: str, threshold: float, vector: Any = None) -> str | None:
         """The slot a statement sets (its class is a slot with at least ``threshold`` and its form
         is of the user now), or None."""
-        if self._said(text) < SAID_FLOOR:
+        if not self.of_user_now(text):
             return None
         return _pick(self.probabilities(text, vector), threshold)
 

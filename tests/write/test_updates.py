@@ -323,3 +323,31 @@ def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothin
     other = manager.retrieve_memories("我住在哪里？")  # another slot: nothing raised
     considered = [*other.memories, *other.near_misses]
     assert considered and all(m.score < RAISED for m in considered)
+
+
+def test_a_newer_statement_the_words_are_less_sure_of_still_comes_first_for_its_slot(
+    make_manager, config
+) -> None:
+    """The words give the car 0.42 to "the Civic's gone, ..." (too unsure to set it, and to be
+    likely about the car at the query's floor); its vector agrees: a question about the car shows
+    it first."""
+    new_statement = "the Civic's gone, it's a little electric Zoe for me now"
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, ["I drive a Honda Civic", *CHAT, new_statement, *CHAT * 4])
+    manager.flush()
+    assert manager.profile()["car"].value == "I drive a Honda Civic"  # it set nothing
+    first = manager.retrieve_memories("我现在开什么车？").memories[0]
+    assert new_statement in first.entry.content and not first.superseded
+
+
+def test_a_newer_statement_about_someone_elses_life_is_not_raised_for_the_slot(make_manager, config) -> None:
+    """A roommate's commute: the words lean to the commute, the form says someone else's life.
+    A question about the user's commute raises nothing."""
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, ["I take the bus to work", *CHAT, "my roommate cycles to the office these days", *CHAT * 4])
+    manager.flush()
+    found = manager.retrieve_memories("How do I get to work now?")
+    considered = [*found.memories, *found.near_misses]
+    assert considered and all(m.score < RAISED for m in considered)
