@@ -101,10 +101,9 @@ def vector_looks(texts: Sequence[str], vectors: Sequence[object]) -> list[tuple[
     - the slot it is likely about, sure enough or not to set it: its words' likeliest slot from
       :data:`ABOUT_FLOOR` (whatever the chance of none) in a statement of the user's own life
       now, when the vector's regression likes that slot best too (two views of the statement that
-      agree). What an indexed interaction is
-      stored as leaning to, so that a question about the slot finds the newest such statement
-      ("Lately it's oat flat whites every morning for me", said after an older favourite drink)
-      when no ranking would."""
+      agree). What an indexed interaction is stored as leaning to, so that a question about the
+      slot finds the newest such statement ("Lately it's oat flat whites every morning for me",
+      said after an older favourite drink) when no ranking would."""
     model = slot_model.shipped()
     chances = model.head_chances(vectors) if vectors else None
     if chances is None:
