@@ -112,10 +112,9 @@ def vector_looks(texts: Sequence[str], vectors: Sequence[object]) -> list[tuple[
     def look(text: str, by_vector: Sequence[float]) -> tuple[bool, str | None]:
         maybe = bool(max(by_vector[: len(SLOTS)]) >= HEAD_GATE)
         statement = text.strip()
-        own = statement and not is_question(statement) and model.of_user_now(statement)
-        slot = model.leaning(statement, ABOUT_FLOOR) if own else None
+        slot = None if not statement or is_question(statement) else model.leaning(statement, ABOUT_FLOOR)
         agreed = slot is not None and SLOTS[int(np.argmax(by_vector[: len(SLOTS)]))] == slot
-        return maybe, slot if agreed else None
+        return maybe, slot if agreed and model.of_user_now(statement) else None
 
     return [look(text, row) for text, row in zip(texts, chances, strict=True)]
 

@@ -305,40 +305,41 @@ def test_a_summary_made_after_the_change_marks_only_what_surely_came_before() ->
     assert outdated_lines(held, changed - timedelta(hours=1), {"car": car}, replaced, apart) == (held,)
 
 
+@pytest.mark.parametrize(
+    ("fact", "new_statement", "slot", "questions"),
+    [
+        (
+            "I take the bus to work",
+            "mostly on the train in these days",
+            "commute",
+            ("我现在怎么上班？", "How do I get to work now?"),
+        ),
+        # the words give the car 0.42: too unsure to be likely about it at a query's floor
+        (
+            "I drive a Honda Civic",
+            "the Civic's gone, it's a little electric Zoe for me now",
+            "car",
+            ("我现在开什么车？",),
+        ),
+    ],
+)
 def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothing(
-    make_manager, config
+    make_manager, config, fact, new_statement, slot, questions
 ) -> None:
-    """The classifier is not sure enough of the newer statement for it to set the commute, but
-    its words and its vector both lean to it: a question about the commute shows it first,
-    beside the fact it may have replaced."""
-    new_statement = "mostly on the train in these days"
+    """The classifier is not sure enough of the newer statement for it to set the slot, but its
+    words and its vector both lean to it: a question about the slot shows it first, beside the
+    fact it may have replaced."""
     config.active.capacity = 2
     manager = make_manager(config)
-    fill(manager, ["I take the bus to work", *CHAT, new_statement, *CHAT * 4])
+    fill(manager, [fact, *CHAT, new_statement, *CHAT * 4])
     manager.flush()
-    assert manager.profile()["commute"].value == "I take the bus to work"  # it set nothing
-    for question in ("我现在怎么上班？", "How do I get to work now?"):
+    assert manager.profile()[slot].value == fact  # it set nothing
+    for question in questions:
         first = manager.retrieve_memories(question).memories[0]
         assert new_statement in first.entry.content and not first.superseded
     other = manager.retrieve_memories("我住在哪里？")  # another slot: nothing raised
     considered = [*other.memories, *other.near_misses]
     assert considered and all(m.score < RAISED for m in considered)
-
-
-def test_a_newer_statement_the_words_are_less_sure_of_still_comes_first_for_its_slot(
-    make_manager, config
-) -> None:
-    """The words give the car 0.42 to "the Civic's gone, ..." (too unsure to set it, and to be
-    likely about the car at the query's floor); its vector agrees: a question about the car shows
-    it first."""
-    new_statement = "the Civic's gone, it's a little electric Zoe for me now"
-    config.active.capacity = 2
-    manager = make_manager(config)
-    fill(manager, ["I drive a Honda Civic", *CHAT, new_statement, *CHAT * 4])
-    manager.flush()
-    assert manager.profile()["car"].value == "I drive a Honda Civic"  # it set nothing
-    first = manager.retrieve_memories("我现在开什么车？").memories[0]
-    assert new_statement in first.entry.content and not first.superseded
 
 
 def test_a_newer_statement_about_someone_elses_life_is_not_raised_for_the_slot(make_manager, config) -> None:
