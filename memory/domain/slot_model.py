@@ -151,6 +151,17 @@ class SlotModel:
         chances = self._by_words(text)[: len(SLOTS)]
         return tuple(SLOTS[i] for i in np.argsort(-chances, kind="stable") if chances[i] >= floor)
 
+    def asked(self, vector: Any, floor: float) -> str | None:
+        """The slot a query asks about by the regression over its USE ``vector``, the chance of none
+        left out (to a classifier of statements a question is none): the likeliest slot when its
+        share is at least ``floor``; None when no vector regression shipped."""
+        by_vector = self.head_chances(np.asarray(vector, dtype=np.float32)[None, :])
+        if by_vector is None:
+            return None
+        share = by_vector[0, : len(SLOTS)] / max(float(by_vector[0, : len(SLOTS)].sum()), 1e-12)
+        best = int(share.argmax())
+        return SLOTS[best] if share[best] >= floor else None
+
     def of_user_now(self, text: str) -> bool:
         """Whether the form regression reads ``text`` as the user's own life now (not someone
         else's, negated, wished, planned or past only); True when none shipped."""

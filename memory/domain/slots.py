@@ -45,13 +45,9 @@ HEAD_GATE = 0.2
 LEAN_FLOOR = 0.1
 """Least chance of a slot, by the words, for a statement made before that slot's current value to
 be shown as history (:func:`leaning_slots`)."""
-LIKELY_FLOOR = 0.5
-"""Least chance of the likeliest slot by the words, whatever the chance of none, for a query to
-ask about it (:func:`asked_slot`). Once the floor of a statement likely about it too: on the tune
-half's statements, 19 of its 1,300 small-talk turns leaned (2 distinct lines) and one of the three
-updates the classifier missed; at 0.4, 28 turns (5 lines) and one more update."""
 ABOUT_FLOOR = 0.35
-"""The same for an indexed statement of the user's own life now, whose vector's regression likes
+"""Least chance of the likeliest slot by the words, whatever the chance of none, for an indexed
+statement of the user's own life now to be likely about it, when its vector's regression likes
 that slot best too (:func:`vector_looks`). On the four retention scripts one may tune on, 0.5
 finds 45 of their 64 updates likely about their slot, 0.35 finds 49; of their 120 statements that
 are no update, 1 and 2; of the filler's 3,000 turns, none and 30 (5 distinct lines)."""
@@ -117,12 +113,6 @@ def vector_looks(texts: Sequence[str], vectors: Sequence[object]) -> list[tuple[
         return maybe, slot if agreed and model.of_user_now(statement) else None
 
     return [look(text, row) for text, row in zip(texts, chances, strict=True)]
-
-
-def asked_slot(query: str) -> str | None:
-    """The slot a query (a question or not) is likely about by its words (:data:`LIKELY_FLOOR`)."""
-    text = query.strip()
-    return slot_model.shipped().leaning(text, LIKELY_FLOOR) if text else None
 
 
 def slots_with_vector(text: str, vector: object) -> tuple[str | None, str | None]:

@@ -148,6 +148,7 @@ def reader_of(
         max_text_chars=config.max_text_chars,
         ranker=keywords.search,
         related=SameTopic(_use_of(embeddings)) if leads_with_use(config.embedding) else None,
+        reads_use=leads_with_use(config.embedding),
     )
 
 

@@ -2,11 +2,12 @@
 
 - A time the query names ("what did I do in April?"): the memories made then
   (:func:`dated`), beside their own ranking by similarity.
-- A slot of the user's life the query asks about ("what's my favourite drink now?"): the user's
-  newest statement likely about it (:func:`memory.domain.slots.vector_looks`, stored when it was
-  indexed), when it is newer than the slot's current profile fact (:class:`Asked`). A statement
-  the classifier was not sure enough of to set the slot ("Lately it's oat flat whites every
-  morning for me") is often found by neither ranking: the embedders do not tie it to the question.
+- A slot of the user's life the query asks about ("what's my favourite drink now?", read from its
+  words or its USE vector, :func:`asked`): the user's newest statement likely about it
+  (:func:`memory.domain.slots.vector_looks`, stored when it was indexed), when it is newer than
+  the slot's current profile fact (:class:`Asked`). A statement the classifier was not sure
+  enough of to set the slot ("Lately it's oat flat whites every morning for me") is often found
+  by neither ranking: the embedders do not tie it to the question.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from memory.domain import slots
+from memory.domain import slot_model
 from memory.domain.importance import said_in
 from memory.domain.types import DECAYING_LAYERS, ProfileFact, RetrievedMemory
 from memory.domain.when import Window, window_of
@@ -24,6 +25,12 @@ from memory.retrieval import ranking
 
 RAISED = 1.0
 """Added to the score of a memory the query points at (fused scores are below 0.1)."""
+LIKELY_FLOOR = 0.5
+"""Least chance of the likeliest slot by a query's words alone, whatever the chance of none, for
+the query to ask about that slot."""
+ASKED_FLOOR = 0.7
+"""Least share of a slot, by the regression over a query's USE vector and the chance of none left
+out, for a query its words give none to ask about it (:meth:`~memory.domain.slot_model.SlotModel.asked`)."""
 
 
 @dataclass(frozen=True)
@@ -34,10 +41,14 @@ class Asked:
     since: datetime | None
 
 
-def asked(query: str, facts: Sequence[ProfileFact]) -> Asked | None:
-    """The slot ``query`` asks about (:func:`memory.domain.slots.asked_slot`) and when its fact
-    among the user's current ``facts`` was set, or None."""
-    slot = slots.asked_slot(query)
+def asked(query: str, facts: Sequence[ProfileFact], vector: Sequence[float] | None = None) -> Asked | None:
+    """The slot ``query`` asks about, by its words, else by its USE ``vector`` (None: the vector
+    does not begin with USE's), and when its fact among the user's current ``facts`` was set; or
+    None."""
+    text, model = query.strip(), slot_model.shipped()
+    slot = model.leaning(text, LIKELY_FLOOR) if text else None
+    if slot is None and text and vector is not None:
+        slot = model.asked(vector, ASKED_FLOOR)
     return None if slot is None else Asked(slot, next((f.since for f in facts if f.key == slot), None))
 
 

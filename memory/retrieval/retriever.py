@@ -84,6 +84,7 @@ class MemoryRetriever:
         max_text_chars: the longest query accepted.
         related: compares a statement leaning to a slot with the slot's newer value, before it is
             shown as history (:mod:`memory.retrieval.same_topic`); None: its words suffice.
+        reads_use: the query's vector begins with USE's, read for the slot it asks about too.
     """
 
     def __init__(
@@ -103,6 +104,7 @@ class MemoryRetriever:
         max_text_chars: int,
         ranker: keyword.Ranker | None = None,
         related: slots.Related | None = None,
+        reads_use: bool = False,
     ) -> None:
         self.db = db
         self.active = active
@@ -117,6 +119,7 @@ class MemoryRetriever:
         self.catch_up_seconds = config.catch_up_seconds
         self.profile = profile
         self.related = related
+        self.reads_use = reads_use
         self.keywords = keyword.KeywordIndex(
             db.query, config.keyword_tokenizer, config.keyword_max_df, ranker, config.common_word_idf
         )
@@ -143,11 +146,10 @@ class MemoryRetriever:
     ) -> RetrievalResult:
         """The full retrieval: active window, scored memories and their prompt texts.
 
-        Steps: validate -> bounded index catch-up -> active window -> embed the query once (a
-        dialogue: its turns in one call, :mod:`memory.domain.dialogue`) -> dense and keyword
-        rankings (:mod:`memory.retrieval.candidates`) -> relevance floor -> one candidate per
-        repeated line -> selection (:mod:`memory.retrieval.ranking`) -> prompt text -> decay
-        tick. Store or model failures degrade to no RAG memories, never an exception.
+        Steps: validate -> bounded index catch-up -> active window -> embed the query once -> dense and
+        keyword rankings, the slot asked (:mod:`memory.retrieval.candidates`) -> relevance floor -> one
+        candidate per repeated line -> selection (:mod:`memory.retrieval.ranking`) -> prompt text -> decay
+        tick. Store or model failures give no RAG memories, never an exception.
 
         Args:
             query: a text, or the recent dialogue as a list of turns, oldest first.
@@ -166,9 +168,8 @@ class MemoryRetriever:
         self._catch_up()
         active = self._active_window(user_id)
         known = self._profile(user_id)
-        asked = raised.asked(parsed.latest, known) if self.config.mode == RetrievalMode.HYBRID else None
         shown = [e.content for e in active]
-        found = self._search(parsed, embedding, user_id, limit, now, floor, shown, asked)
+        found = self._search(parsed, embedding, user_id, limit, now, floor, shown, known)
         facts = self._shown_facts(known, found.vector, set(found.keywords))
         replaced = self._replaced(user_id, found.memories) if known else []
         memories = slots.mark_superseded(found.memories, known, replaced, self.related)
@@ -199,21 +200,23 @@ class MemoryRetriever:
         now: datetime,
         floor: bool,
         shown: list[str],
-        asked: raised.Asked | None,
+        known: list[ProfileFact],
     ) -> _Searched:
         """The keyword and dense rankings, the floor and the selection; a failure of the store or
         the model gives no memories (``degraded``), never an exception."""
-        searched = _Searched()
+        searched, config = _Searched(), self.config
         try:
             terms, translated = self.words.of(parsed)
             bridged = set(translated)
             searched.keywords = {**translated, **{term: term for term in terms}}
             tick = self.db.tick_of(scope_of(user_id))
-            window = window_of(parsed.latest, now) if self.config.time_windows else None
+            window = window_of(parsed.latest, now) if config.time_windows else None
             early = self.search.search_soon(embedding, user_id, limit)  # searched meanwhile
             hits = self.search.keyword_hits(terms, bridged, user_id, limit, then=early)
             searched.vector = vector = embedding()  # as memories are embedded
-            floored = floor and self.config.relevance_floor and self.config.mode == RetrievalMode.HYBRID
+            hybrid = config.mode == RetrievalMode.HYBRID
+            asked = raised.asked(parsed.latest, known, vector if self.reads_use else None) if hybrid else None
+            floored = hybrid and floor and config.relevance_floor
             searched.bar = bar = self.floor.bar(vector) if floored else None
             found = self.search.rank(
                 vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits,
@@ -225,7 +228,6 @@ class MemoryRetriever:
             searched.degraded = True
             return searched
         self._degraded = False
-        config = self.config
         searched.memories = ranking.select(
             config.mode, found, quotas=config.quotas, caps=config.caps, weights=config.weights,
             top_k=config.top_k, limit=limit,

@@ -314,12 +314,13 @@ def test_a_summary_made_after_the_change_marks_only_what_surely_came_before() ->
             "commute",
             ("我现在怎么上班？", "How do I get to work now?"),
         ),
-        # the words give the car 0.42: too unsure to be likely about it at a query's floor
+        # the words give the car 0.42: too unsure to be likely about it at a query's floor; the
+        # English question's words ask no slot, its vector asks about the car
         (
             "I drive a Honda Civic",
             "the Civic's gone, it's a little electric Zoe for me now",
             "car",
-            ("我现在开什么车？",),
+            ("我现在开什么车？", "Which car am I driving these days?", "What car do I drive now?"),
         ),
     ],
 )
