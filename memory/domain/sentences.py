@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
-_QUESTION = re.compile(
-    r"[?？]|[吗呢嘛]\s*[。！!～~]*\s*$|什么|哪|谁|多少|怎么|"
+_MARKED = re.compile(
+    r"[?？]|[吗呢嘛]\s*[。！!～~]*\s*$|"
     r"^(what|where|which|who|when|why|how|do|does|did|is|are|am|can|could|would|should)\b",
     re.IGNORECASE,
 )
+_ASKING_WORD = re.compile("什么|哪|谁|多少|怎么")
+_CLAUSE = re.compile(r"[，,、；;。！!]\s*\S")
 
 
 def sentences(text: str) -> list[str]:
@@ -19,5 +21,15 @@ def sentences(text: str) -> list[str]:
 
 
 def is_question(text: str) -> bool:
-    """Whether a text asks rather than tells (it sets no slot and weighs less as a memory)."""
-    return bool(_QUESTION.search(text.strip()))
+    """Whether a text asks rather than tells (it weighs less as a memory): :func:`asks_plainly`,
+    or a Chinese question word anywhere ("你家有多少只猫")."""
+    return asks_plainly(text) or bool(_ASKING_WORD.search(text))
+
+
+def asks_plainly(text: str) -> bool:
+    """Whether a text is plainly a question (it sets no slot): a question mark, 吗, 呢 or 嘛 at its
+    end, an English question word first, or a Chinese question word in a text of one clause ("你住
+    在哪里呀"). In a longer message one is often part of a statement ("用了一个礼拜还是找不到设置在
+    哪"): the slot classifier's form regression reads it."""
+    said = text.strip()
+    return bool(_MARKED.search(said) or (_ASKING_WORD.search(said) and not _CLAUSE.search(said)))

@@ -24,7 +24,7 @@ import numpy as np
 
 from memory.domain import slot_model
 from memory.domain.importance import said_in
-from memory.domain.sentences import is_question, sentences
+from memory.domain.sentences import asks_plainly, sentences
 from memory.domain.slot_corpus import SLOTS
 from memory.domain.types import Layer, ProfileFact, RetrievedMemory
 
@@ -70,9 +70,9 @@ def slot_of(text: str) -> str | None:
     the other sentences drown the one that tells the fact, and one asks while another tells)."""
     statement = text.strip()
     model = slot_model.shipped()
-    found = model.slot(statement, SLOT_THRESHOLD) if statement and not is_question(statement) else None
+    found = model.slot(statement, SLOT_THRESHOLD) if statement and not asks_plainly(statement) else None
     parts = sentences(statement)[:SENTENCES_READ] if found is None else []
-    told = (model.slot(part, SLOT_THRESHOLD) for part in parts if len(parts) > 1 and not is_question(part))
+    told = (model.slot(part, SLOT_THRESHOLD) for part in parts if len(parts) > 1 and not asks_plainly(part))
     return found or next((slot for slot in told if slot is not None), None)
 
 
@@ -83,7 +83,7 @@ def leaning_slots(text: str) -> tuple[str, ...]:
     Weaker evidence than :func:`slot_of`, enough to show a statement as history once the user said
     that slot changed after it; a statement can speak of two ("I drive my Skoda to work")."""
     statement = text.strip()
-    if not statement or is_question(statement):
+    if not statement or asks_plainly(statement):
         return ()
     return slot_model.shipped().leanings(statement, LEAN_FLOOR)
 
@@ -108,7 +108,7 @@ def vector_looks(texts: Sequence[str], vectors: Sequence[object]) -> list[tuple[
     def look(text: str, by_vector: Sequence[float]) -> tuple[bool, str | None]:
         maybe = bool(max(by_vector[: len(SLOTS)]) >= HEAD_GATE)
         statement = text.strip()
-        slot = None if not statement or is_question(statement) else model.leaning(statement, ABOUT_FLOOR)
+        slot = None if not statement or asks_plainly(statement) else model.leaning(statement, ABOUT_FLOOR)
         agreed = slot is not None and SLOTS[int(np.argmax(by_vector[: len(SLOTS)]))] == slot
         return maybe, slot if agreed and model.of_user_now(statement) else None
 
@@ -119,7 +119,7 @@ def slots_with_vector(text: str, vector: object) -> tuple[str | None, str | None
     """The slot a statement sets by its words alone (:func:`slot_of`) and with the USE vector of
     the interaction as indexed too (both regressions)."""
     statement = text.strip()
-    if not statement or is_question(statement):
+    if not statement or asks_plainly(statement):
         return None, None
     return slot_model.shipped().slots(statement, vector, (SLOT_THRESHOLD, SLOT_THRESHOLD_WITH_VECTOR))
 

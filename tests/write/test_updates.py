@@ -124,6 +124,10 @@ def test_questions_and_small_talk_set_no_slot(text: str) -> None:
         ("My laptop is a Dell XPS", "computer"),
         ("我每天坐地铁上班", "commute"),
         ("I take the bus to work", "commute"),
+        # a question word inside a statement of several clauses does not make it ask
+        ("旧手机彻底坏了，换了台vivo X100，用了两天还是不知道截图在哪", "phone"),
+        ("搬到成都快一个月了，到现在还分不清哪条街是哪条", "home"),
+        ("新车是一辆白色的比亚迪海豹，就是还没搞懂导航怎么设置", "car"),
     ],
 )
 def test_plain_statements_set_their_slot(text: str, slot: str) -> None:
