@@ -30,7 +30,10 @@ LIKELY_FLOOR = 0.5
 the query to ask about that slot."""
 ASKED_FLOOR = 0.7
 """Least share of a slot, by the regression over a query's USE vector and the chance of none left
-out, for a query its words give none to ask about it (:meth:`~memory.domain.slot_model.SlotModel.asked`)."""
+out, for a query its words give none to ask about it (:meth:`~memory.domain.slot_model.SlotModel.asked`).
+On the four retention scripts one may tune on, 217 of their 240 questions about a slot ask it
+(127 by the words alone), 13 of their 308 other questions ask one (3) and 5 of 130 chit-chat
+queries (2); at 0.75, 207, 7 and 3."""
 
 
 @dataclass(frozen=True)
