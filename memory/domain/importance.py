@@ -75,6 +75,7 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
 SMALL_TALK = re.compile(
     r"^(?:\W|[哈嘿嗯哦噢啊呀哇好的是吗呢吧啦]|谢谢|你好|早安|晚安|早上好|晚上好|拜拜|再见|没事|好吧|"
     r"ok|okay|lol|haha\w*|hi|hello|hey|thanks?|thank you|good (?:morning|night|evening)|bye|yes|no|"
@@ -103,6 +104,12 @@ def said_in(rendered: str) -> str:
     first = rendered.split("\n", 1)[0]
     _, separator, said = first.partition("：") if "：" in first else first.partition(": ")
     return said if separator else first
+
+
+def said_key(rendered: str) -> str:
+    """What the user said in an interaction as stored, case folded, letters and digits only: two
+    interactions with the same key say the same thing (whatever the persona replied)."""
+    return _NOT_ALNUM.sub("", said_in(rendered).casefold())
 
 
 def user_importance(rendered: str) -> float:

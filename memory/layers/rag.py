@@ -7,10 +7,12 @@ A layer's rows are the truth; its collections are an index of them, kept in step
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memory.domain.importance import said_key
 from memory.domain.types import SHARED_SCOPE, Layer, MemoryEntry, RetrievedMemory, scope_of
 from memory.domain.when import Window
 from memory.index.early import EarlySearch, QuerySoon
@@ -30,6 +32,8 @@ PENDING_EMBEDDED = 4
 """Keyword hits not yet in the vector index that a retrieval embeds itself (the best ranked)."""
 UNINDEXED_SCORED = 16
 """A scope's newest memories not yet in the vector index that a dense search scores itself."""
+LEANING_READ = 64
+"""A scope's newest entries about a slot read to find the newest news about it."""
 
 
 @dataclass(frozen=True)
@@ -178,13 +182,17 @@ class RagLayer:
     def said_later(
         self, slot: str, after: datetime | None, vector: Vector, user_id: str | None, tick: int
     ) -> list[RetrievedMemory]:
-        """A user's newest entry (hot or cold) stored as likely about ``slot`` and made after
-        ``after`` (at any time when None), scored against ``vector``; or none."""
+        """A user's newest entry (hot or cold) stored as likely about ``slot``, made after
+        ``after`` (at any time when None) and news: what the user said in it, they said in no
+        other of the :data:`LEANING_READ` newest entries about the slot (a line said again and
+        again is routine, and a change is told once). Scored against ``vector``; or none."""
         if self.shared:
             return []
         since = after.timestamp() if after is not None else -math.inf
-        ids = self.table.newest_leaning(self.layer, scope_of(user_id), slot, since, 1)
-        return self.memories_for(ids, vector, user_id, tick)
+        rows = self.table.leaning(self.layer, scope_of(user_id), slot, LEANING_READ)
+        times_said = Counter(said_key(content) for _, content, _ in rows)
+        news = [i for i, content, made in rows if made > since and times_said[said_key(content)] == 1]
+        return self.memories_for(news[:1], vector, user_id, tick)
 
     def search_soon(self, query: QuerySoon, depth: int, user_id: str | None) -> Early | None:
         """Start searching the user's own collection and its waiting one, where the user has

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from memory.config import RetrievalMode
-from memory.domain.importance import said_in
+from memory.domain.importance import said_key
 from memory.domain.types import Layer, RetrievedMemory
 
 NEUTRAL_IMPORTANCE = 0.5
@@ -90,14 +89,7 @@ def depth_of(
     return top_k
 
 
-_NOT_ALNUM = re.compile(r"[\W_]+")
-"""What ``str.isalnum`` rejects (``\\w`` is exactly it plus the underscore)."""
-
-
-@functools.lru_cache(maxsize=8192)
-def _said_key(rendered: str) -> str:
-    """What the user said in an interaction, case folded, letters and digits only."""
-    return _NOT_ALNUM.sub("", said_in(rendered).casefold())
+_said_key = functools.lru_cache(maxsize=8192)(said_key)
 
 
 def distinct(

@@ -347,6 +347,19 @@ def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothin
     assert considered and all(m.score < RAISED for m in considered)
 
 
+def test_a_line_said_again_and_again_is_not_raised_over_the_newer_statement(make_manager, config) -> None:
+    """A routine line leaning to the slot, said before the newer statement and again after it,
+    is no news: a question about the slot raises the newer statement, not the routine's last copy."""
+    config.active.capacity = 2
+    manager = make_manager(config)
+    routine, new_statement = "今天上班路上又堵车了，迟到了十分钟。", "mostly on the train in these days"
+    fill(manager, ["I take the bus to work", *CHAT, routine, *CHAT, new_statement, *CHAT, routine, *CHAT * 3])
+    manager.flush()
+    for question in ("我现在怎么上班？", "How do I get to work now?"):
+        first = manager.retrieve_memories(question).memories[0]
+        assert new_statement in first.entry.content
+
+
 def test_a_newer_statement_about_someone_elses_life_is_not_raised_for_the_slot(make_manager, config) -> None:
     """A roommate's commute: the words lean to the commute, the form says someone else's life.
     A question about the user's commute raises nothing."""

@@ -137,17 +137,18 @@ class DerivedStates:
         found = "SELECT COUNT(*) FROM pragma_table_info('entries') WHERE name = 'leans'"
         return not self.db.read_only or bool(self.db.query(found)[0][0])
 
-    def newest_leaning(self, layer: Layer, scope: str, slot: str, after: float, limit: int) -> list[str]:
-        """Ids of one scope's entries of a layer (its cold ones included) stored as leaning to
-        ``slot`` and made after ``after`` (epoch seconds), newest first, at most ``limit``."""
+    def leaning(self, layer: Layer, scope: str, slot: str, limit: int) -> list[tuple[str, str, float]]:
+        """``(id, content, created_at)`` of one scope's newest entries of a layer (its cold ones
+        included) stored as leaning to ``slot`` (``created_at`` in epoch seconds), newest first,
+        at most ``limit``."""
         if not self.leaning_stored:
             return []
         rows = self.db.query(
-            f"SELECT id FROM entries WHERE scope = ? AND leans = ? AND created_at > ? AND {HOME} "
+            f"SELECT id, content, created_at FROM entries WHERE scope = ? AND leans = ? AND {HOME} "
             "ORDER BY created_at DESC LIMIT ?",
-            (scope, slot, after, layer.value, Layer.ARCHIVED.value, layer.value, limit),
+            (scope, slot, layer.value, Layer.ARCHIVED.value, layer.value, limit),
         )
-        return [str(r[0]) for r in rows]
+        return [(str(r[0]), str(r[1]), float(r[2])) for r in rows]  # type: ignore[arg-type]
 
     @staticmethod
     def set_leaning(conn: Connection, leaning: Sequence[tuple[str, str]]) -> None:
