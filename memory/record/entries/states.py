@@ -11,6 +11,10 @@ from memory.record.archive import ArchivedMemory
 from memory.record.db import Connection, Database, from_epoch
 from memory.record.entries.schema import COLUMNS, HOME, SEARCHED, entry_of
 
+LEANING_CHARS = 1000
+"""Characters of an entry's content :meth:`DerivedStates.leaning` reads (enough to tell one
+statement from another, however long a pasted text)."""
+
 
 class DerivedStates:
     """Reads and sets :class:`IndexState` and :class:`ExportState` of entries, and their leaning."""
@@ -139,13 +143,13 @@ class DerivedStates:
 
     def leaning(self, layer: Layer, scope: str, slot: str, limit: int) -> list[tuple[str, str, float]]:
         """``(id, content, created_at)`` of one scope's newest entries of a layer (its cold ones
-        included) stored as leaning to ``slot`` (``created_at`` in epoch seconds), newest first,
-        at most ``limit``."""
+        included) stored as leaning to ``slot``, newest first, at most ``limit`` (``content``: its
+        first :data:`LEANING_CHARS` characters; ``created_at``: epoch seconds)."""
         if not self.leaning_stored:
             return []
         rows = self.db.query(
-            f"SELECT id, content, created_at FROM entries WHERE scope = ? AND leans = ? AND {HOME} "
-            "ORDER BY created_at DESC LIMIT ?",
+            f"SELECT id, SUBSTR(content, 1, {LEANING_CHARS}), created_at FROM entries "
+            f"WHERE scope = ? AND leans = ? AND {HOME} ORDER BY created_at DESC LIMIT ?",
             (scope, slot, layer.value, Layer.ARCHIVED.value, layer.value, limit),
         )
         return [(str(r[0]), str(r[1]), float(r[2])) for r in rows]  # type: ignore[arg-type]
