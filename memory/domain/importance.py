@@ -76,6 +76,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
+"""What ``str.isalnum`` rejects (``\\w`` is exactly it plus the underscore)."""
 SMALL_TALK = re.compile(
     r"^(?:\W|[哈嘿嗯哦噢啊呀哇好的是吗呢吧啦]|谢谢|你好|早安|晚安|早上好|晚上好|拜拜|再见|没事|好吧|"
     r"ok|okay|lol|haha\w*|hi|hello|hey|thanks?|thank you|good (?:morning|night|evening)|bye|yes|no|"
