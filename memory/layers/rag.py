@@ -190,9 +190,8 @@ class RagLayer:
             return []
         since = after.timestamp() if after is not None else -math.inf
         rows = self.table.leaning(self.layer, scope_of(user_id), slot, LEANING_READ)
-        keys = [said_key(content) for _, content, _ in rows]
-        told = Counter(keys)
-        news = [i for (i, _, made), key in zip(rows, keys, strict=True) if made > since and told[key] == 1]
+        times_said = Counter(said_key(content) for _, content, _ in rows)
+        news = [i for i, content, made in rows if made > since and times_said[said_key(content)] == 1]
         return self.memories_for(news[:1], vector, user_id, tick)
 
     def search_soon(self, query: QuerySoon, depth: int, user_id: str | None) -> Early | None:
