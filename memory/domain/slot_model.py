@@ -8,7 +8,9 @@ set none):
   (what a write decides at once, with the form's regression below);
 - over the USE vector of the interaction as indexed (the statement and the persona's reply): it
   carries to words the corpus never used. Its answer is combined with the first (a geometric
-  mean) when that vector is at hand, when the interaction is indexed.
+  mean) when that vector is at hand, when the interaction is indexed;
+- over the E5 half of the interaction's full vector (:func:`memory.index.e5.parts`), read with
+  the other two once the interaction is enriched (:meth:`SlotModel.agreed`).
 
 A third regression over the same n-grams reads only the form of a written statement: said of the
 user as true now, or of someone else, negated, wished, asked, planned or past. A statement sets
@@ -27,6 +29,7 @@ import itertools
 import re
 import unicodedata
 import zlib
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
@@ -103,12 +106,14 @@ class SlotModel:
         words: Ngrams,
         head: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
         form: Ngrams | None = None,
+        e5_head: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
     ) -> None:
         self._by_words = functools.lru_cache(maxsize=WORDS_KEPT)(words.chances)
         self._said = functools.lru_cache(maxsize=WORDS_KEPT)(
             (lambda text: float(form.chances(text)[0])) if form is not None else (lambda text: 1.0)
         )
-        self.head = None if head is None else (head[0].astype(np.float32), head[1].astype(np.float32))
+        self.head = _floats(head)
+        self.e5_head = _floats(e5_head)
 
     def probabilities(self, text: str, vector: Any = None) -> np.ndarray[Any, np.dtype[np.float32]]:
         """Each class's probability (in :data:`CLASSES` order); with the USE ``vector`` of the
@@ -137,9 +142,25 @@ class SlotModel:
         (rows in :data:`CLASSES` order), or None when none shipped."""
         if self.head is None:
             return None
-        logits = np.asarray(vectors, dtype=np.float32)[:, :USE_DIMENSIONS] @ self.head[0] + self.head[1]
-        chances = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return chances / chances.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+        return _softmax(np.asarray(vectors, dtype=np.float32)[:, :USE_DIMENSIONS], self.head)
+
+    def agreed(self, texts: Sequence[str], use: Any, e5: Any, floor: float) -> list[str | None]:
+        """Per statement, the slot three views agree it is about: the words, the regression over
+        its interaction's USE vector and the one over its E5 vector (rows of ``use`` and ``e5``),
+        their chances combined (a geometric mean); the likeliest slot when its combined chance is
+        at least ``floor`` and the form reads the statement as the user's own life now. All None
+        when no E5 regression shipped."""
+        if self.head is None or self.e5_head is None or not len(texts):
+            return [None] * len(texts)
+        by_use = _softmax(np.asarray(use, dtype=np.float32)[:, :USE_DIMENSIONS], self.head)
+        by_e5 = _softmax(np.asarray(e5, dtype=np.float32), self.e5_head)
+        found: list[str | None] = []
+        for text, use_row, e5_row in zip(texts, by_use, by_e5, strict=True):
+            combined = np.cbrt(self._by_words(text) * use_row * e5_row)
+            best = int(combined[: len(SLOTS)].argmax())
+            sure = float(combined[best] / combined.sum()) >= floor
+            found.append(SLOTS[best] if sure and self.of_user_now(text) else None)
+        return found
 
     def leaning(self, text: str, floor: float) -> str | None:
         """The likeliest slot by the words, whatever the chance of none, when its own chance is at
@@ -173,6 +194,18 @@ class SlotModel:
         if not self.of_user_now(text):
             return None
         return _pick(self.probabilities(text, vector), threshold)
+
+
+def _floats(
+    head: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None,
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    return None if head is None else (head[0].astype(np.float32), head[1].astype(np.float32))
+
+
+def _softmax(rows: np.ndarray[Any, Any], head: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
+    logits = rows @ head[0] + head[1]
+    chances = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return chances / chances.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
 
 
 def _pick(probabilities: np.ndarray[Any, Any], threshold: float) -> str | None:
@@ -248,4 +281,5 @@ def shipped() -> SlotModel:
             Ngrams(data["form_ids"], data["form_weights"], data["form_bias"])
             if "form_ids" in data.files
             else None,
+            (data["e5_weights"], data["e5_bias"]) if "e5_weights" in data.files else None,
         )

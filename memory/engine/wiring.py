@@ -12,7 +12,7 @@ from memory.config import MemoryConfig
 from memory.domain.persona import Persona
 from memory.domain.types import Layer
 from memory.index.chroma import ChromaBackend
-from memory.index.embeddings import leads_with_use, tiered
+from memory.index.embeddings import BLEND_PROVIDER, leads_with_use, tiered
 from memory.index.scoped import ScopedStores
 from memory.layers.built import Layers, build_layers
 from memory.layers.decay_tick import DecayTick
@@ -116,7 +116,10 @@ def layers_of(
 
     layers = build_layers(config, persona.static_dir, table, stores, now)
     if config.temporary.slots and leads_with_use(config.embedding):
-        layers.temporary.index.on_indexed = SaidSlots(db, erased)
+        said = SaidSlots(db, erased)
+        layers.temporary.index.on_indexed = said
+        if config.embedding.provider == BLEND_PROVIDER:
+            layers.temporary.index.on_enriched = said.enriched
     return layers
 
 

@@ -45,6 +45,15 @@ on one core, more on long texts; MADial's dialogue queries score the same with 2
 characters (128 loses 3 points of R@7)."""
 
 
+def parts(vectors: Sequence[Vector]) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of blended vectors (:class:`BlendedEmbeddings`) split into their two models'
+    vectors: USE's as the cheap tier holds it, and the centred E5 vector, each of unit length."""
+    import numpy as np
+
+    rows = np.asarray(vectors, dtype=np.float32) * np.float32(math.sqrt(2.0))
+    return rows[:, :-E5_DIMENSIONS], rows[:, -E5_DIMENSIONS:]
+
+
 class LanguageMeans:
     """The mean E5 vector of the Chinese and of the other background sentences; a text's mean
     is the two in the proportion of its Chinese letters (:func:`chinese_share`)."""

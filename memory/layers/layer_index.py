@@ -70,6 +70,8 @@ class LayerIndex:
         """The embedder's two tiers, if it has them."""
         self.on_indexed: Callable[[list[MemoryEntry], Sequence[Vector]], None] | None = None
         """Called with each batch indexed and its vectors (after their index state is stored)."""
+        self.on_enriched: Callable[[list[MemoryEntry], Sequence[Vector]], None] | None = None
+        """Called with the entries of each batch enriched and their full vectors (once stored)."""
         self._computed: OrderedDict[str, tuple[str, list[float]]] = OrderedDict()
         """Entry id -> (the text embedded, its first vector): :meth:`vectors_now`."""
         self._computed_lock = threading.Lock()
@@ -199,6 +201,8 @@ class LayerIndex:
             for scope, group in _by_scope(same).items():  # their cheap vectors go after the full ones
                 self.stores.finish_waiting(scope, [e.id for e in group])
             self._drop_erased(changed)
+        if changed and self.on_enriched is not None:
+            self.on_enriched(changed, [full[e.id] for e in changed])
         return len(batch)
 
     def _drop_erased(self, batch: list[MemoryEntry]) -> None:

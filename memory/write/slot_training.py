@@ -1,9 +1,10 @@
 """``python -m memory.write.slot_training [PATH]``: train the slot classifier and write the weights
 that ship with the package (:mod:`memory.domain.slot_model`).
 
-The second regression reads USE vectors of interactions as they are indexed, so the corpus's
-statements are rendered as interactions (a persona's name, a short reply, the user label of either
-locale) before they are embedded. Deterministic: the same corpus and model give the same weights.
+The second and third regressions read USE and E5 vectors of interactions as they are indexed and
+enriched, so the corpus's statements are rendered as interactions (a persona's name, a short reply,
+the user label of either locale) before they are embedded (the E5 pass: about five minutes on two
+cores). Deterministic: the same corpus and models give the same weights.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from memory.domain import slot_model
 from memory.domain.formatter import render_interaction
 from memory.domain.slot_corpus import corpus
 from memory.domain.types import Interaction
+from memory.index.e5 import BlendedEmbeddings, parts
 from memory.index.use import UniversalSentenceEncoderEmbeddings
 
 HEAD_STEPS = 400
@@ -87,11 +89,16 @@ def train_head(vectors: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.
 
 
 def train() -> dict[str, np.ndarray[Any, Any]]:
-    """Both regressions' weights, as shipped."""
+    """The regressions' weights, as shipped."""
     fitted = slot_model.train()
     use = UniversalSentenceEncoderEmbeddings(threads=2)
-    vectors = np.asarray(use.embed_documents(rendered()), dtype=np.float32)
+    texts = rendered()
+    vectors = np.asarray(use.embed_documents(texts), dtype=np.float32)
     fitted["use_weights"], fitted["use_bias"] = train_head(vectors)
+    distinct = list(dict.fromkeys(texts))
+    blended = dict(zip(distinct, BlendedEmbeddings(use).embed_documents(distinct), strict=True))
+    _, e5 = parts([blended[text] for text in texts])
+    fitted["e5_weights"], fitted["e5_bias"] = train_head(e5)
     return fitted
 
 

@@ -360,6 +360,24 @@ def test_a_line_said_again_and_again_is_not_raised_over_the_newer_statement(make
         assert new_statement in first.entry.content
 
 
+def test_a_statement_only_the_full_vector_ties_to_its_slot_is_raised_once_enriched(
+    make_manager, config
+) -> None:
+    """A new school told obliquely (a first day, a dorm room): it sets no slot, and neither its
+    words nor its USE vector are sure enough that it is about one when it is indexed. Once
+    enriched, the words, USE and E5 views together find it is about the school: a question about
+    the school raises it above the old school's statement."""
+    new_statement = "读研报到第一天，华科的宿舍居然有独卫"
+    assert slot_of(new_statement) is None
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, ["我在武汉大学读本科，学的是土木", *CHAT, new_statement, *CHAT * 3])
+    manager.flush(enrich=True)
+    for question in ("我现在在哪个学校读书？", "Which school am I at now?"):
+        first = manager.retrieve_memories(question).memories[0]
+        assert new_statement in first.entry.content and first.score >= RAISED
+
+
 def test_a_newer_statement_about_someone_elses_life_is_not_raised_for_the_slot(make_manager, config) -> None:
     """A roommate's commute: the words lean to the commute, the form says someone else's life.
     A question about the user's commute raises nothing."""
