@@ -165,7 +165,7 @@ def test_the_shipped_slot_weights_are_those_the_corpus_trains() -> None:
     fresh = slot_training.train()
     assert np.array_equal(fresh["ids"], shipped["ids"])
     assert np.array_equal(fresh["form_ids"], shipped["form_ids"])
-    for name in ("weights", "form_weights", "use_weights", "use_bias"):
+    for name in ("weights", "form_weights", "use_weights", "use_bias", "e5_weights", "e5_bias"):
         assert np.allclose(fresh[name].astype(np.float32), shipped[name].astype(np.float32), atol=1e-3), name
 
 
