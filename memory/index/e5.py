@@ -47,7 +47,7 @@ characters (128 loses 3 points of R@7)."""
 
 def parts(vectors: Sequence[Vector]) -> tuple[np.ndarray, np.ndarray]:
     """The rows of blended vectors (:class:`BlendedEmbeddings`) split into their two models'
-    vectors: USE's as the cheap tier holds it, and the centred E5 vector, each of unit length."""
+    vectors: USE's, as the cheap tier holds it, and the centred E5 vector of unit length."""
     import numpy as np
 
     rows = np.asarray(vectors, dtype=np.float32) * np.float32(math.sqrt(2.0))
