@@ -378,13 +378,30 @@ def test_a_statement_only_the_full_vector_ties_to_its_slot_is_raised_once_enrich
         assert new_statement in first.entry.content and first.score >= RAISED
 
 
+def test_a_new_school_someone_else_started_or_the_user_denies_is_not_raised_once_enriched(
+    make_manager, config
+) -> None:
+    """The oblique new school said of a roommate, then denied: both vectors are sure of the
+    school, the form reads neither as the user's own life now. Nothing is raised."""
+    config.active.capacity = 2
+    manager = make_manager(config)
+    told = ["我室友读研报到第一天，华科的宿舍居然有独卫", "我没去华科读研，宿舍有独卫的是我表哥"]
+    fill(manager, ["我在武汉大学读本科，学的是土木", *CHAT, told[0], *CHAT, told[1], *CHAT * 3])
+    manager.flush(enrich=True)
+    for question in ("我现在在哪个学校读书？", "Which school am I at now?"):
+        found = manager.retrieve_memories(question)
+        considered = [*found.memories, *found.near_misses]
+        assert considered and all(m.score < RAISED for m in considered)
+
+
 def test_a_newer_statement_about_someone_elses_life_is_not_raised_for_the_slot(make_manager, config) -> None:
     """A roommate's commute: the words lean to the commute, the form says someone else's life.
-    A question about the user's commute raises nothing."""
+    A question about the user's commute raises nothing, once enriched too (the three views
+    together are sure of the commute)."""
     config.active.capacity = 2
     manager = make_manager(config)
     fill(manager, ["I take the bus to work", *CHAT, "my roommate cycles to the office these days", *CHAT * 4])
-    manager.flush()
+    manager.flush(enrich=True)
     found = manager.retrieve_memories("How do I get to work now?")
     considered = [*found.memories, *found.near_misses]
     assert considered and all(m.score < RAISED for m in considered)
