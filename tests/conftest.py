@@ -29,14 +29,17 @@ def embeddings() -> Embeddings:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Against Postgres, skip (visibly) what is about the SQLite file or FTS5."""
+    """Against Postgres, skip (visibly) what is about the SQLite file or FTS5 or touches no record."""
     if RECORD != "postgres":
         return
     skip = pytest.mark.skip(reason="about the SQLite file or FTS5: covered by the suite's SQLite run")
     again = pytest.mark.skip(reason="opens its own Postgres record: already run by the suite's first run")
+    free = pytest.mark.skip(reason="touches no record: already run by the suite's SQLite run")
     for item in items:
         if "sqlite_only" in item.keywords:
             item.add_marker(skip)
+        elif "record_free" in item.keywords:
+            item.add_marker(free)
         elif "postgres" in item.keywords:
             item.add_marker(again)
 

@@ -146,6 +146,7 @@ def test_statements_about_others_negated_or_wished_change_nothing(make_manager) 
     assert {key: fact.value for key, fact in manager.profile().items()} == before
 
 
+@pytest.mark.record_free
 @pytest.mark.timeout(1800)  # a fresh training embeds the corpus with USE and E5
 def test_the_shipped_slot_weights_are_those_the_corpus_trains() -> None:
     from importlib import resources
