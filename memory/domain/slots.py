@@ -177,6 +177,7 @@ def mark_superseded(
     known: Sequence[ProfileFact],
     replaced: Sequence[ProfileFact] = (),
     related: Related | None = None,
+    asked: str | None = None,
 ) -> list[RetrievedMemory]:
     """The memories, those whose statement spoke of a slot whose current fact (in ``known``) was
     set later marked :attr:`~memory.domain.types.RetrievedMemory.superseded` (persona memories
@@ -184,7 +185,8 @@ def mark_superseded(
     profile kept as history; those of :func:`said_values` suffice), when the classifier says it
     sets the slot (:func:`slot_of`), or when it leans to it by its words (:func:`leaning_slots`:
     the slot changed after it, so it tells the past even when the classifier was not sure enough
-    for it to set the slot) and ``related`` finds it speaks of the current fact.
+    for it to set the slot) or the query ``asked`` about that slot, and ``related`` finds it
+    speaks of the current fact.
 
     A summary's lines are judged one by one (:func:`outdated_lines`)."""
     current = {f.key: f for f in known if f.key in SLOTS}
@@ -193,10 +195,10 @@ def mark_superseded(
     history = {f.value: f.key for f in replaced}
     answers: dict[tuple[str, str, str], bool] = {}
     if related is not None:  # every pair asked first, then answered in one batch
-        asked: dict[tuple[str, str, str], bool] = {}
-        _marked(memories, current, history, lambda said, f: asked.setdefault((said, f.key, f.value), True))
-        answers = dict(zip(asked, related(list(asked)), strict=True)) if asked else {}
-    return _marked(memories, current, history, lambda said, f: answers.get((said, f.key, f.value), True))
+        pairs: dict[tuple[str, str, str], bool] = {}
+        _marked(memories, current, history, lambda s, f: pairs.setdefault((s, f.key, f.value), True), asked)
+        answers = dict(zip(pairs, related(list(pairs)), strict=True)) if pairs else {}
+    return _marked(memories, current, history, lambda s, f: answers.get((s, f.key, f.value), True), asked)
 
 
 def _marked(
@@ -204,16 +206,18 @@ def _marked(
     current: dict[str, ProfileFact],
     history: dict[str, str],
     about: About,
+    asked: str | None,
 ) -> list[RetrievedMemory]:
     def marked(m: RetrievedMemory) -> RetrievedMemory:
         if m.entry.layer == Layer.STATIC:
             return m
         if m.entry.layer == Layer.SUMMARY:
-            quoted = outdated_lines(m.entry.content, m.entry.created_at, current, history, about)
+            quoted = outdated_lines(m.entry.content, m.entry.created_at, current, history, about, asked)
             return replace(m, outdated=quoted) if quoted else m
         said = said_in(m.entry.content)
         surely = next((history[v] for v in _parts(said) if v in history), None)
-        newer = [s for s in _spoken(said, surely) if s in current and current[s].since > m.entry.created_at]
+        spoken = _spoken(said, surely, asked)
+        newer = [s for s in spoken if s in current and current[s].since > m.entry.created_at]
         return (
             replace(m, superseded=True)
             if any(_spoke_of(said, s, surely, current, about) for s in newer)
@@ -223,9 +227,15 @@ def _marked(
     return [marked(m) for m in memories]
 
 
-def _spoken(said: str, surely: str | None) -> tuple[str, ...]:
-    """The slots a statement may speak of: the one whose replaced value it is, else its leanings."""
-    return (surely,) if surely else leaning_slots(said)
+def _spoken(said: str, surely: str | None, asked: str | None) -> tuple[str, ...]:
+    """The slots a statement may speak of: the one whose replaced value it is, else its leanings
+    and, unless it asks, the slot the query asked about."""
+    if surely:
+        return (surely,)
+    leanings = leaning_slots(said)
+    if asked is None or asked in leanings or not said.strip() or asks_plainly(said.strip()):
+        return leanings
+    return (*leanings, asked)
 
 
 def _spoke_of(
@@ -244,16 +254,17 @@ def outdated_lines(
     current: dict[str, ProfileFact],
     history: dict[str, str],
     about: About = lambda said, fact: True,
+    asked: str | None = None,
 ) -> tuple[str, ...]:
     """The lines of a summary (made at ``made``) that speak of a slot as it was before its
     ``current`` fact.
 
     A line speaks of the slot whose replaced value (``history``: value -> slot) it quotes, or of
-    the one it leans to when ``about`` confirms it. It is outdated when the slot was set after the
-    summary was made; when the summary holds the line stating the current value, when it comes
-    before that line (a summary's lines keep their order in time); else only when it sets the
-    slot for sure (a replaced value, or the classifier's :func:`slot_of`): such a statement is not
-    the current one, so it came first.
+    the one it leans to or the query ``asked`` about when ``about`` confirms it. It is outdated
+    when the slot was set after the summary was made; when the summary holds the line stating the
+    current value, when it comes before that line (a summary's lines keep their order in time);
+    else only when it sets the slot for sure (a replaced value, or the classifier's
+    :func:`slot_of`): such a statement is not the current one, so it came first.
     """
     lines = [line for line in summary.splitlines() if line.strip()]
     said = [said_in(line).strip() for line in lines]
@@ -270,7 +281,7 @@ def outdated_lines(
 
     def older(i: int) -> bool:
         surely = replaced(lines[i], said[i])
-        return any(older_as(i, slot, surely) for slot in _spoken(said[i], surely))
+        return any(older_as(i, slot, surely) for slot in _spoken(said[i], surely, asked))
 
     def older_as(i: int, slot: str, surely: str | None) -> bool:
         if slot not in current:

@@ -214,3 +214,6 @@ class RetrievedMemory:
     """What it says of a slot (home, job, ...) was replaced by a newer statement: shown as history."""
     outdated: tuple[str, ...] = ()
     """Statements a summary quotes that newer ones replaced: their lines are shown as history."""
+    answers: str | None = None
+    """The slot the query asked about (home, job, ...) when this is the user's newest statement
+    likely about it, raised above the others: for this retrieval, that slot's current value."""

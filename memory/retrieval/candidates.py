@@ -232,7 +232,8 @@ class CandidateSearch:
         found: dict[Layer, list[RetrievedMemory]] = {layer: [] for layer in self.layers}
         for memory in adjusted:
             vouched = later is not None and memory.entry.id == later.entry.id
-            found.setdefault(memory.entry.layer, []).append(floored(memory, None if vouched else bar))
+            answer = replace(memory, answers=asked.slot) if vouched and asked is not None else memory
+            found.setdefault(memory.entry.layer, []).append(floored(answer, None if vouched else bar))
         return found
 
     def _said_later(

@@ -19,6 +19,7 @@ from datetime import datetime
 
 from memory.domain import slot_model
 from memory.domain.importance import said_in
+from memory.domain.slots import SAID
 from memory.domain.types import DECAYING_LAYERS, ProfileFact, RetrievedMemory
 from memory.domain.when import Window, window_of
 from memory.retrieval import ranking
@@ -77,3 +78,19 @@ def said_later(memories: list[RetrievedMemory], later: RetrievedMemory) -> list[
     raised = replace(found or later, score=(found.score if found else 0.0) + RAISED)
     others = [m for m in memories if m.entry.id != later.entry.id]
     return sorted([raised, *others], key=lambda m: -m.score)
+
+
+def standing(known: Sequence[ProfileFact], memories: Sequence[RetrievedMemory]) -> list[ProfileFact]:
+    """The user's current facts as this retrieval knows them: ``known``, and where the slot asked
+    has no profile fact, the user's newest statement likely about it (the memory that
+    :attr:`~memory.domain.types.RetrievedMemory.answers` it) as its value, so the older statements
+    shown are judged against it. A profile fact stays: a statement not sure enough to set the
+    slot is often no change ("next spring I might start cycling", a neighbour's new car)."""
+    newest = next((m for m in memories if m.answers is not None), None)
+    if newest is None or newest.answers is None or any(f.key == newest.answers for f in known):
+        return list(known)
+    said = newest.entry
+    return [
+        *known,
+        ProfileFact(said.id, newest.answers, said_in(said.content), said.created_at, SAID, said.user_id),
+    ]

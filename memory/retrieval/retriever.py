@@ -17,14 +17,8 @@ from datetime import datetime
 from langchain_core.embeddings import Embeddings
 
 from memory.config import RetrievalConfig, RetrievalMode
-from memory.domain import slots
+from memory.domain import formatter, slots
 from memory.domain.dialogue import Query, parse_query
-from memory.domain.formatter import (
-    format_active_memories,
-    format_profile,
-    format_retrieved_memories,
-    join_blocks,
-)
 from memory.domain.twins import async_twin
 from memory.domain.types import Layer, MemoryEntry, ProfileFact, RetrievedMemory, scope_of
 from memory.domain.validation import check_top_k, check_user_id
@@ -61,6 +55,7 @@ class _Searched:
     keywords: dict[str, str] = field(default_factory=dict)
     vector: list[float] | None = None
     bar: Bar | None = None
+    asked: raised.Asked | None = None
     memories: list[RetrievedMemory] = field(default_factory=list)
     misses: list[RetrievedMemory] = field(default_factory=list)
     degraded: bool = False
@@ -171,15 +166,17 @@ class MemoryRetriever:
         shown = [e.content for e in active]
         found = self._search(parsed, embedding, user_id, limit, now, floor, shown, known)
         facts = self._shown_facts(known, found.vector, set(found.keywords))
+        current = raised.standing(known, found.memories)
         replaced = self._replaced(user_id, found.memories) if known else []
-        memories = slots.mark_superseded(found.memories, known, replaced, self.related)
+        asked = found.asked.slot if found.asked is not None else None  # every statement shown may speak of it
+        memories = slots.mark_superseded(found.memories, current, replaced, self.related, asked)
         result = RetrievalResult(
             active=active,
             memories=memories,
-            active_text=format_active_memories(active, now, self.locale),
-            rag_text=join_blocks(
-                format_profile(facts, self.locale),
-                format_retrieved_memories(memories, now, self.locale, shown=[e.content for e in active]),
+            active_text=formatter.format_active_memories(active, now, self.locale),
+            rag_text=formatter.join_blocks(
+                formatter.format_profile(facts, self.locale),
+                formatter.format_retrieved_memories(memories, now, self.locale, shown=shown),
             ),
             profile=facts,
             degraded=found.degraded,
@@ -216,6 +213,7 @@ class MemoryRetriever:
             searched.vector = vector = embedding()  # as memories are embedded
             hybrid = config.mode == RetrievalMode.HYBRID
             asked = raised.asked(parsed.latest, known, vector if self.reads_use else None) if hybrid else None
+            searched.asked = asked
             floored = hybrid and floor and config.relevance_floor
             searched.bar = bar = self.floor.bar(vector) if floored else None
             found = self.search.rank(

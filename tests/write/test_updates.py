@@ -349,6 +349,34 @@ def test_a_newer_statement_about_the_slot_asked_comes_first_though_it_set_nothin
     assert considered and all(m.score < RAISED for m in considered)
 
 
+@pytest.mark.parametrize(
+    ("before", "change", "question"),
+    [
+        ("我那台小米越用越卡，打游戏掉帧", "我买了一台华为Mate 60，旧的小米给我妈了", "我现在用什么手机？"),
+        (
+            "my Pixel's battery barely lasts till lunch these days",
+            "got an iPhone 15 last week, the Pixel went to my brother",
+            "What phone do I have now?",
+        ),
+    ],
+)
+def test_what_was_said_of_the_slot_asked_before_it_changed_is_history(
+    make_manager, config, before, change, question
+) -> None:
+    """A statement whose words lean to other slots (the old phone "越用越卡", its battery) is
+    about the slot the question asks when it speaks of the new value's topic: said before the
+    change, it is shown as history."""
+    assert "phone" not in leaning_slots(before) and slot_of(change) == "phone"
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, [before, *CHAT, change, *CHAT * 4])
+    manager.flush()
+    shown = manager.retrieve_memories(question).memories
+    (old,) = [m for m in shown if before in m.entry.content]
+    assert old.superseded
+    assert not any(m.superseded for m in shown if before not in m.entry.content)
+
+
 def test_a_line_said_again_and_again_is_not_raised_over_the_newer_statement(make_manager, config) -> None:
     """A routine line leaning to the slot, said before the newer statement and again after it,
     is no news: a question about the slot raises the newer statement, not the routine's last copy."""
