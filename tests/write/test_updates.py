@@ -377,6 +377,24 @@ def test_what_was_said_of_the_slot_asked_before_it_changed_is_history(
     assert not any(m.superseded for m in shown if before not in m.entry.content)
 
 
+def test_where_the_slot_has_no_profile_fact_the_newest_statement_about_it_stands_as_its_value(
+    make_manager, config
+) -> None:
+    """Neither statement sets the phone: a question about it raises the newer one, and the older
+    one, about the same phone, is shown as history beside it."""
+    before = "this old Samsung is so laggy I can barely open maps"
+    change = "got an iPhone 15 last week, passed the Samsung to my brother"
+    config.active.capacity = 2
+    manager = make_manager(config)
+    fill(manager, [before, *CHAT, change, *CHAT * 4])
+    manager.flush()
+    assert "phone" not in manager.profile()
+    shown = manager.retrieve_memories("What phone do I have now?").memories
+    assert change in shown[0].entry.content and shown[0].answers == "phone" and not shown[0].superseded
+    (old,) = [m for m in shown if before in m.entry.content]
+    assert old.superseded
+
+
 def test_a_line_said_again_and_again_is_not_raised_over_the_newer_statement(make_manager, config) -> None:
     """A routine line leaning to the slot, said before the newer statement and again after it,
     is no news: a question about the slot raises the newer statement, not the routine's last copy."""
