@@ -110,6 +110,14 @@ def join_blocks(*blocks: str) -> str:
     return "\n\n".join(block for block in blocks if block)
 
 
+def marked_text(memory: RetrievedMemory, locale: str = "zh") -> str:
+    """A memory's text as the prompt marks it: as history when a newer statement replaced it, and
+    each line of a summary quoting an outdated statement."""
+    lines = [_marked(line, memory.outdated, locale) for line in memory.entry.display_text.splitlines()]
+    mark = HISTORY_MARKS.get(locale, HISTORY_MARKS["zh"]) + " "
+    return mark * memory.superseded + "\n".join(lines)
+
+
 def _marked(line: str, outdated: Sequence[str], locale: str) -> str:
     """A summary's line, marked as history when it quotes an outdated statement."""
     if any(quote in line for quote in outdated):

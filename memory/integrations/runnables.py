@@ -97,7 +97,8 @@ def query_and_user(payload: Any, config: RunnableConfig | None) -> tuple[Any, An
 
 
 def to_document(memory: RetrievedMemory) -> Document:
-    """A LangChain Document of a retrieved memory (``source`` ``"memory"``)."""
+    """A LangChain Document of a retrieved memory (``source`` ``"memory"``; ``superseded``: what it
+    says was replaced by a newer statement, ``outdated``: a summary's lines that were)."""
     entry = memory.entry
     return Document(
         page_content=entry.display_text,
@@ -111,6 +112,8 @@ def to_document(memory: RetrievedMemory) -> Document:
             "score": memory.score,
             "similarity": memory.similarity,
             "user_id": entry.user_id,
+            "superseded": memory.superseded,
+            "outdated": list(memory.outdated),
         },
     )
 

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.tools import BaseTool, StructuredTool
 
+from memory.domain.formatter import marked_text
 from memory.domain.persona import Persona
 from memory.domain.types import Interaction
 from memory.errors import InvalidInputError, MemoryEngineError
@@ -115,7 +116,7 @@ def _recall_lines(result: Any, locale: str) -> str:
     lines = [f"{words['profile']} {facts}"] if facts else []
     if result.memories:
         lines.append(words["memories"])
-        lines += [f"[{m.entry.id}] {m.entry.display_text}" for m in result.memories]
+        lines += [f"[{m.entry.id}] {marked_text(m, locale)}" for m in result.memories]
     return "\n".join(lines) or words["none"]
 
 

@@ -8,7 +8,9 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel, FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 
+from helpers.store import fill
 from memory import InvalidInputError
+from memory.domain.formatter import HISTORY_MARKS
 
 
 class ToolCallingFake(FakeMessagesListChatModel):
@@ -119,3 +121,20 @@ def test_cognitive_loop_refuses_bad_settings(make_manager) -> None:
         manager.cognitive_chain(FakeListChatModel(responses=["x"]), max_recalls=-1)
     with pytest.raises(InvalidInputError, match="query"):
         manager.cognitive_chain(FakeListChatModel(responses=["x"])).invoke({"text": "你好"})
+
+
+def test_the_recall_tool_and_the_documents_mark_what_a_newer_statement_replaced(make_manager, config) -> None:
+    """The recall tool's lines and the LangChain Documents say, as the prompt does, that the old
+    phone is history once the user said they changed it."""
+    config.active.capacity = 1
+    manager = make_manager(config)
+    old, new = "我用的手机是小米13", "我换手机了，现在用的是华为Mate 60"
+    fill(manager, [old, "今天天气真好", new, "晚饭吃了面条", "下午有点困"], user_id="u1")
+    manager.flush()
+    assert manager.profile("u1")["phone"].value == new
+    recall = by_name(manager.as_tools(user_id="u1"))["recall_memory"]
+    recalled = recall.invoke({"query": "我现在用什么手机？"})
+    assert f"] {HISTORY_MARKS['zh']} 用户：{old}" in recalled and f"] 用户：{new}" in recalled
+    documents = manager.retriever.as_langchain_retriever(user_id="u1").invoke("我现在用什么手机？")
+    said = {d.page_content.splitlines()[0]: d.metadata for d in documents if d.metadata["source"] == "memory"}
+    assert said[f"用户：{old}"]["superseded"] and not said[f"用户：{new}"]["superseded"]
