@@ -185,7 +185,8 @@ def mark_superseded(
     profile kept as history; those of :func:`said_values` suffice), when the classifier says it
     sets the slot (:func:`slot_of`), or when it leans to it by its words (:func:`leaning_slots`:
     the slot changed after it, so it tells the past even when the classifier was not sure enough
-    for it to set the slot) or the query ``asked`` about that slot, and ``related`` finds it
+    for it to set the slot) or the query ``asked`` about that slot (read only with ``related``:
+    a statement's words that do not lean to the slot are no evidence), and ``related`` finds it
     speaks of the current fact.
 
     A summary's lines are judged one by one (:func:`outdated_lines`)."""
@@ -194,6 +195,7 @@ def mark_superseded(
         return list(memories)
     history = {f.value: f.key for f in replaced}
     answers: dict[tuple[str, str, str], bool] = {}
+    asked = asked if related is not None else None
     if related is not None:  # every pair asked first, then answered in one batch
         pairs: dict[tuple[str, str, str], bool] = {}
         _marked(memories, current, history, lambda s, f: pairs.setdefault((s, f.key, f.value), True), asked)

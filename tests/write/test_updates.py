@@ -311,6 +311,27 @@ def test_a_summary_made_after_the_change_marks_only_what_surely_came_before() ->
     assert outdated_lines(held, changed - timedelta(hours=1), {"car": car}, replaced, apart) == (held,)
 
 
+def test_the_slot_asked_marks_a_statement_only_where_its_meaning_is_compared() -> None:
+    """Small talk shown for a question about the phone is no statement about the phone: without a
+    model to compare meanings (an embedder that does not lead with USE), the slot asked marks
+    nothing the words do not."""
+    from memory.domain.slots import mark_superseded
+    from memory.domain.types import MemoryEntry, ProfileFact, RetrievedMemory
+
+    changed = datetime(2026, 5, 1, tzinfo=UTC)
+    phone = ProfileFact(
+        id="f1", key="phone", value="我换手机了，现在用的是华为Mate 60", since=changed, source="said"
+    )
+    said = MemoryEntry(
+        id="m1", layer=Layer.TEMPORARY, content="用户：今天天气真好", created_at=changed - timedelta(days=1)
+    )
+    shown = [RetrievedMemory(entry=said, score=0.1, similarity=0.3, significance=0.5)]
+    alike = lambda pairs: [True] * len(pairs)  # noqa: E731
+    assert not mark_superseded(shown, [phone], asked="phone")[0].superseded
+    assert not mark_superseded(shown, [phone], related=alike)[0].superseded
+    assert mark_superseded(shown, [phone], related=alike, asked="phone")[0].superseded
+
+
 @pytest.mark.parametrize(
     ("fact", "new_statement", "slot", "questions"),
     [
