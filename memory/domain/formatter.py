@@ -105,6 +105,11 @@ def format_profile(facts: Sequence[ProfileFact], locale: str = "zh") -> str:
     return "\n".join([PROFILE_TITLES.get(locale, PROFILE_TITLES["zh"]), *lines])
 
 
+def history_mark(locale: str) -> str:
+    """The words put before what is shown as history (:data:`HISTORY_MARKS`)."""
+    return HISTORY_MARKS.get(locale, HISTORY_MARKS["zh"])
+
+
 def join_blocks(*blocks: str) -> str:
     """Prompt blocks separated by a blank line; empty blocks left out."""
     return "\n\n".join(block for block in blocks if block)
@@ -114,14 +119,13 @@ def marked_text(memory: RetrievedMemory, locale: str = "zh") -> str:
     """A memory's text as the prompt marks it: as history when a newer statement replaced it, and
     each line of a summary quoting an outdated statement."""
     lines = [_marked(line, memory.outdated, locale) for line in memory.entry.display_text.splitlines()]
-    mark = HISTORY_MARKS.get(locale, HISTORY_MARKS["zh"]) + " "
-    return mark * memory.superseded + "\n".join(lines)
+    return f"{history_mark(locale)} " * memory.superseded + "\n".join(lines)
 
 
 def _marked(line: str, outdated: Sequence[str], locale: str) -> str:
     """A summary's line, marked as history when it quotes an outdated statement."""
     if any(quote in line for quote in outdated):
-        return f"{HISTORY_MARKS.get(locale, HISTORY_MARKS['zh'])} {line}"
+        return f"{history_mark(locale)} {line}"
     return line
 
 
@@ -130,5 +134,5 @@ def _line(memory: RetrievedMemory, text: str, now: datetime, locale: str) -> str
         return f"- {text}"
     when = relative_time(memory.entry.created_at, now, locale)
     if memory.superseded:
-        return f"- [{when}] {HISTORY_MARKS.get(locale, HISTORY_MARKS['zh'])} {text}"
+        return f"- [{when}] {history_mark(locale)} {text}"
     return f"- [{when}] {text}"
