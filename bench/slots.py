@@ -8,6 +8,11 @@ none (about someone else, negated, wished, asked, planned, past only, small talk
   non-update statement, read as single statements;
 - a set written apart (``bench/slots_apart.jsonl``, 480 lines, zh and en): a helper session wrote
   it from a brief (the 14 slots and the forms of "none") without reading any file of the project;
+- episodes and changes written apart (``bench/episodes_apart.jsonl``, 252 lines, zh and en), by
+  another helper session from a brief, reading no file of the project: per slot and language six
+  one-off episodes that touch the slot and set none (a meal tonight, a taxi in the rain, a game
+  watched) and three changes of the user's own value. Split once by a digest of each text
+  (:func:`episodes`): one may tune on the first half; the second is reported, never tuned on;
 - the sets written to train on, by five other helper sessions (``memory/samples/
   slot_statements.jsonl``, 2,407 lines, :mod:`memory.domain.slot_written`): the classifier trains
   on them, so their row shows what it learned, not how it carries;
@@ -21,6 +26,7 @@ where the USE vector of the interaction adds to the words (:mod:`memory.write.sa
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 from collections import Counter
@@ -42,6 +48,8 @@ from memory.index.use import UniversalSentenceEncoderEmbeddings
 from memory.write.slot_training import as_indexed
 
 APART = Path(__file__).with_name("slots_apart.jsonl")
+EPISODES = Path(__file__).with_name("episodes_apart.jsonl")
+HALVES_OF_EPISODES = ("tune", "held-out")
 WRITTEN = Path(__file__).parent.parent / "memory" / "samples" / "slot_statements.jsonl"
 FILLER_TURNS = 3000
 
@@ -68,6 +76,13 @@ def written(path: Path) -> list[Statement]:
     """A written set: one JSON object a line (text, label, lang, form)."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [Statement(row["text"], row["label"], row["form"]) for row in map(json.loads, lines)]
+
+
+def episodes(half: str) -> list[Statement]:
+    """One half of the episodes and changes written apart: a text's half is the parity of the first
+    byte of its SHA-256 (even: ``tune``), fixed once for every later run."""
+    wanted = HALVES_OF_EPISODES.index(half)
+    return [s for s in written(EPISODES) if hashlib.sha256(s.text.encode()).digest()[0] % 2 == wanted]
 
 
 def small_talk() -> list[Statement]:
@@ -122,6 +137,7 @@ def main(argv: list[str]) -> int:
     sets = {
         **{f"retention {name}": of_script(half) for name, half in HALVES.items()},
         "written apart": written(APART),
+        **{f"episodes and changes apart, {half}": episodes(half) for half in HALVES_OF_EPISODES},
         "written to train on (trained on)": written(WRITTEN),
         "small talk": small_talk(),
     }
