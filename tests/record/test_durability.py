@@ -34,7 +34,8 @@ def _child_config(config: MemoryConfig, data_dir: Path) -> MemoryConfig:
 
 
 def _run_and_kill(personas_dir: str, data_dir: Path, seed: int, dsn: str = "") -> list[str]:
-    """Start the child, let it record for a random while, SIGKILL it; return the acked ids."""
+    """Start the child, let it record for a random while after its first acknowledgement (a loaded
+    machine starts it slowly), SIGKILL it; return the acked ids."""
     child = subprocess.Popen(
         [sys.executable, str(CHILD), personas_dir, str(data_dir), str(seed), *([dsn] if dsn else [])],
         stdout=subprocess.PIPE,
@@ -42,7 +43,7 @@ def _run_and_kill(personas_dir: str, data_dir: Path, seed: int, dsn: str = "") -
         text=True,
     )
     acked: list[str] = []
-    ready = threading.Event()
+    ready, first = threading.Event(), threading.Event()
 
     def read() -> None:
         assert child.stdout is not None
@@ -53,10 +54,12 @@ def _run_and_kill(personas_dir: str, data_dir: Path, seed: int, dsn: str = "") -
                 ready.set()
             else:
                 acked.append(line.strip())
+                first.set()
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     assert ready.wait(timeout=60), "child did not start"
+    assert first.wait(timeout=60), "the child acknowledged nothing"
     time.sleep(random.Random(seed).uniform(0.2, 2.0))
     os.kill(child.pid, signal.SIGKILL)
     child.wait(timeout=30)
