@@ -58,12 +58,13 @@ def _run_and_kill(personas_dir: str, data_dir: Path, seed: int, dsn: str = "") -
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    assert ready.wait(timeout=60), "child did not start"
-    assert first.wait(timeout=60), "the child acknowledged nothing"
-    time.sleep(random.Random(seed).uniform(0.2, 2.0))
-    os.kill(child.pid, signal.SIGKILL)
+    recording = ready.wait(timeout=60) and first.wait(timeout=60)
+    if recording:
+        time.sleep(random.Random(seed).uniform(0.2, 2.0))
+    os.kill(child.pid, signal.SIGKILL)  # killed whatever happened: no child outlives the test
     child.wait(timeout=30)
     reader.join(timeout=10)
+    assert recording, "the child did not start or acknowledged nothing within 60 s"
     return list(acked)
 
 
