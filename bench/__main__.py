@@ -7,7 +7,8 @@ tokenizer comparison (:mod:`bench.tokenizers`), ``tiers`` the cost of the cold t
 (:mod:`bench.tiers`), ``importance`` the importance scorer, ``users`` many light users in one
 engine (:mod:`bench.users`), ``record`` the SQLite and Postgres records side by side
 (:mod:`bench.record`), ``server`` the REST server under 20 concurrent clients (:mod:`bench.server`),
-``slots`` the slot classifier on statements it never trained on (:mod:`bench.slots`).
+``slots`` the slot classifier on statements it never trained on (:mod:`bench.slots`), ``floor``
+what the relevance floor costs questions without "I" and keeps out for chit-chat (:mod:`bench.floor`).
 """
 
 from __future__ import annotations
@@ -267,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     named = (
         *("quality", "madial", "retention", "tokenizers", "tiers"),
-        *("importance", "users", "record", "server", "cold", "slots"),
+        *("importance", "users", "record", "server", "cold", "slots", "floor"),
     )
     if args and args[0] in named:
         module = importlib.import_module(f"bench.{args[0]}")  # lazy: heavy

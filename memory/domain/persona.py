@@ -1,4 +1,4 @@
-"""What a persona is: its id, name, description, locale and folder (:mod:`memory.personas`
+"""What a persona is: its id, name, description, locale, folder and name for the user (:mod:`memory.personas`
 reads and makes the folders)."""
 
 from __future__ import annotations
@@ -12,13 +12,15 @@ STATIC_DIR = "static_memories"
 
 @dataclass(frozen=True)
 class Persona:
-    """A persona's identity: folder name, display name, description, locale."""
+    """A persona's identity: folder name, display name, description, locale, folder, and what it
+    calls the user (``addresses_user_as``: a query naming it asks about the user)."""
 
     id: str
     name: str
     description: str
     locale: str | None
     folder: Path
+    addresses_user_as: tuple[str, ...] = ()
 
     @property
     def static_dir(self) -> Path:

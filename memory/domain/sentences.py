@@ -1,9 +1,11 @@
 """Splitting a text into sentences (what the extractive summary keeps, and the lines a summary
-is scored by: :mod:`memory.layers.summary_lines`), and whether one asks rather than tells."""
+is scored by: :mod:`memory.layers.summary_lines`), whether one asks rather than tells, and whether
+one speaks of the user."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
 _MARKED = re.compile(
@@ -13,6 +15,9 @@ _MARKED = re.compile(
 )
 _ASKING_WORD = re.compile("什么|哪|谁|多少|怎么")
 _CLAUSE = re.compile(r"[，,、；;。！!]\s*\S")
+_OF_THE_USER = re.compile(
+    r"\b(?:i|me|my|mine|myself|we|us|our|ours|user|users)\b|[我咱俺]|用户", re.IGNORECASE
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -33,3 +38,12 @@ def asks_plainly(text: str) -> bool:
     哪"): the slot classifier's form regression reads it."""
     said = text.strip()
     return bool(_MARKED.search(said) or (_ASKING_WORD.search(said) and not _CLAUSE.search(said)))
+
+
+def speaks_of_user(text: str, terms: Sequence[str] = ()) -> bool:
+    """Whether a text a user sent speaks of that user: a first-person pronoun ("I", "my", "我",
+    "咱们"), "the user" (an agent's tool call), or one of ``terms``, the names the user goes by
+    (a persona's way of addressing them: "前辈")."""
+    return bool(_OF_THE_USER.search(text)) or any(
+        term and term.casefold() in text.casefold() for term in terms
+    )

@@ -148,6 +148,14 @@ def _make_folder(data_dir: Path) -> None:
         raise ReadOnlyStoreError(f"cannot make the data folder {data_dir}: {exc.strerror}") from exc
 
 
+def _adopt(config: MemoryConfig, db: Database, sync: IndexSync, fact_vectors: FactVectors) -> None:
+    """Adopt the index as it is on disk: built by another embedder or layout (its fact vectors
+    dropped), its summaries' line vectors."""
+    if adopt_index(db, sync.layers.values(), f"{describe(config.embedding)}; {INDEX_LAYOUT}"):
+        fact_vectors.drop()
+    adopt_line_vectors(db, sync.layers.values())
+
+
 def _wire(
     config: MemoryConfig,
     persona: Persona,
@@ -176,10 +184,10 @@ def _wire(
     )
     summarizer = summarizer_of(config, persona, summary_model)
     decay = DecayTick(db, layers.temporary, layers.decaying)
-    retriever = reader_of(config, db, layers, profile, embeddings, fact_vectors, sync, decay, now, keywords)
-    if adopt_index(db, sync.layers.values(), f"{describe(config.embedding)}; {INDEX_LAYOUT}"):
-        fact_vectors.drop()
-    adopt_line_vectors(db, sync.layers.values())
+    retriever = reader_of(
+        config, persona, db, layers, profile, embeddings, fact_vectors, sync, decay, now, keywords
+    )
+    _adopt(config, db, sync, fact_vectors)
     if not read_only:
         layers.static.load()
     recorder, summary_jobs, scheduler = writers_of(

@@ -125,6 +125,7 @@ def layers_of(
 
 def reader_of(
     config: MemoryConfig,
+    persona: Persona,
     db: Database,
     layers: Layers,
     profile: ProfileTable,
@@ -152,6 +153,7 @@ def reader_of(
         ranker=keywords.search,
         related=SameTopic(_use_of(embeddings)) if leads_with_use(config.embedding) else None,
         reads_use=leads_with_use(config.embedding),
+        user_terms=persona.addresses_user_as,
     )
 
 

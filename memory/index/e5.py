@@ -126,19 +126,19 @@ class BlendedEmbeddings(Embeddings):
         return self._pool
 
     def _open_pool(self) -> EnginePool:
-        from memory.samples import background_sentences
+        from memory.samples import background_sentences, floor_sentences
 
         pool = EnginePool(self._engines)
-        background = background_sentences()
-        shipped = load_background(background)
+        known, centre = floor_sentences(), len(background_sentences())  # the small talk comes first
+        shipped = load_background(known)
         if shipped is None:
             logger.warning("the shipped E5 background does not match this model: computing it (about 1 s)")
-            shipped = compute_background(pool, background)
+            shipped = compute_background(pool, known)
         passages, queries = shipped
-        self._passage_means = LanguageMeans(passages, background)
-        self._query_means = LanguageMeans(queries, background)
-        self._known = dict(zip(background, passages, strict=True))
-        """Raw E5 passage vectors of texts known in advance (the background: no pass at start)."""
+        self._passage_means = LanguageMeans(passages[:centre], known[:centre])
+        self._query_means = LanguageMeans(queries[:centre], known[:centre])
+        self._known = dict(zip(known, passages, strict=True))
+        """Raw E5 passage vectors of texts known in advance (the floor's background: no pass at start)."""
         return pool
 
     def _blend(

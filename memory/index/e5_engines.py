@@ -204,8 +204,9 @@ def _lower_priority() -> None:
 
 
 BACKGROUND_FILE = "e5_background.npz"
-"""E5's vectors of the packaged background, as passages and as queries, computed once and
-shipped: no E5 pass at start. Keyed to the sentences and the model file."""
+"""E5's vectors of the packaged background (:func:`memory.samples.floor_sentences`), as passages
+and as queries, computed once and shipped: no E5 pass at start. Keyed to the sentences and the
+model file."""
 
 
 def _background_key(sentences: Sequence[str]) -> str:
@@ -245,9 +246,9 @@ def write_background(path: Path) -> None:
     """Compute :data:`BACKGROUND_FILE` anew (``python -m memory.index.e5_engines``)."""
     import numpy as np
 
-    from memory.samples import background_sentences
+    from memory.samples import floor_sentences
 
-    sentences = background_sentences()
+    sentences = floor_sentences()
     passages, queries = compute_background(EnginePool(1), sentences)
     key = np.array(_background_key(sentences))
     np.savez(path, key=key, passages=passages.astype(np.float32), queries=queries.astype(np.float32))

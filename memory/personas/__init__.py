@@ -43,13 +43,18 @@ def load_persona(personas_dir: Path, persona: str) -> Persona:
             meta = tomllib.loads(toml_path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise StaticMemoryError(f"{toml_path}: not valid TOML ({exc})") from exc
-    locale = meta.get("locale")
+    locale, terms = meta.get("locale"), meta.get("addresses_user_as", [])
+    terms = [terms] if isinstance(terms, str) else terms
+    words = [t.strip() for t in terms if isinstance(t, str)] if isinstance(terms, list) else []
+    if not isinstance(terms, list) or len(words) != len(terms) or not all(words):
+        raise StaticMemoryError(f'{toml_path}: addresses_user_as must be a list of words, e.g. ["前辈"]')
     return Persona(
         id=persona,
         name=str(meta.get("name") or persona),
         description=str(meta.get("description") or ""),
         locale=str(locale) if locale else None,
         folder=folder,
+        addresses_user_as=tuple(words),
     )
 
 
@@ -63,6 +68,7 @@ def persona_names(folder: Path) -> list[str]:
 TEMPLATE_TOML = """name = "{name}"              # how prompts and the inspector name the persona
 description = ""             # who the persona is, for the people who keep it (the engine ignores it)
 locale = "{locale}"                # "zh" or "en": the language of the prompt texts and the inspector
+addresses_user_as = []       # what the persona calls the user (["前辈"]): a question naming it is theirs
 
 # The persona's own memories, never forgotten, go in static_memories/: each .md or .txt file
 # gives one memory per paragraph (paragraphs are separated by a blank line; a paragraph of

@@ -10,7 +10,7 @@ warning per outage, never an exception.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -80,6 +80,7 @@ class MemoryRetriever:
         related: compares a statement leaning to a slot with the slot's newer value, before it is
             shown as history (:mod:`memory.retrieval.same_topic`); None: its words suffice.
         reads_use: the query's vector begins with USE's, read for the slot it asks about too.
+        user_terms: what the persona calls the user ("前辈"): a query naming it speaks of the user.
     """
 
     def __init__(
@@ -100,6 +101,7 @@ class MemoryRetriever:
         ranker: keyword.Ranker | None = None,
         related: slots.Related | None = None,
         reads_use: bool = False,
+        user_terms: Sequence[str] = (),
     ) -> None:
         self.db = db
         self.active = active
@@ -119,7 +121,7 @@ class MemoryRetriever:
             db.query, config.keyword_tokenizer, config.keyword_max_df, ranker, config.common_word_idf
         )
         self.search = CandidateSearch(layers, config, self.keywords, two_tiers=tiered(embeddings) is not None)
-        self.floor = RelevanceFloor(embeddings, config.floor_margin)
+        self.floor = RelevanceFloor(embeddings, config.floor_margin, user_terms)
         self.facts = ProfileSelector(fact_vectors, config.profile_chars, config.profile_budget)
         self.words = QueryWords(config, self.keywords)
         self._degraded = False
@@ -215,7 +217,7 @@ class MemoryRetriever:
             asked = raised.asked(parsed.latest, known, vector if self.reads_use else None) if hybrid else None
             searched.asked = asked
             floored = hybrid and floor and config.relevance_floor
-            searched.bar = bar = self.floor.bar(vector) if floored else None
+            searched.bar = bar = self.floor.bar(vector, parsed.text, asked is not None) if floored else None
             found = self.search.rank(
                 vector, terms, user_id, tick, limit, bar, bridged=bridged, window=window, keyword_hits=hits,
                 asked=asked, early=early,

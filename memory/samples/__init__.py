@@ -8,8 +8,18 @@ import json
 BACKGROUND_FILE = "background.json"
 
 
-def background_sentences() -> list[str]:
-    """The packaged small-talk sentences (the relevance floor's background, E5's common
-    direction)."""
+def _background(key: str) -> list[str]:
     text = (importlib.resources.files(__name__) / BACKGROUND_FILE).read_text(encoding="utf-8")
-    return [str(s) for s in json.loads(text)["sentences"]]
+    return [str(s) for s in json.loads(text)[key]]
+
+
+def background_sentences() -> list[str]:
+    """The packaged small-talk sentences (E5's common direction, part of the floor's background)."""
+    return _background("sentences")
+
+
+def floor_sentences() -> list[str]:
+    """The relevance floor's background: the small talk of :func:`background_sentences`, then
+    what keeps a conversation going without asking for anything ("Talk to me", "你觉得呢？"), the
+    bar of a query that does not speak of the user."""
+    return background_sentences() + _background("conversation")

@@ -15,7 +15,7 @@ from helpers.store import config_env
 from memory import Layer, MemoryConfig, MemoryManager
 from memory.index import e5_engines
 from memory.layers.rag import RagLayer
-from memory.samples import background_sentences
+from memory.samples import floor_sentences
 
 FILLER = [
     {"user_input": f"今天第{i}件小事：{topic}", "response": "嗯嗯，然后呢？", "user_id": "u1"}
@@ -245,7 +245,7 @@ def test_a_process_that_records_and_retrieves_loads_no_langchain_runnables(confi
 
 
 def test_the_shipped_e5_background_matches_a_fresh_computation() -> None:
-    sentences = background_sentences()
+    sentences = floor_sentences()
     shipped = e5_engines.load_background(sentences)
     assert shipped is not None, (
         "the shipped file no longer matches the model: python -m memory.index.e5_engines"

@@ -61,6 +61,14 @@ def test_a_huge_file_and_deeply_nested_json_are_refused(config) -> None:
         MemoryManager("karin", config)
 
 
+@pytest.mark.parametrize("value", ["3", '["前辈", 7]', '[""]'])
+def test_a_name_for_the_user_that_is_not_a_list_of_words_is_refused(config, value: str) -> None:
+    toml = Path(config.personas_dir) / "karin" / "persona.toml"
+    toml.write_text(f'name = "karin"\naddresses_user_as = {value}\n', encoding="utf-8")
+    with pytest.raises(StaticMemoryError, match=r"persona\.toml: addresses_user_as must be a list of words"):
+        MemoryManager("karin", config)
+
+
 def test_a_persona_name_cannot_reach_into_another_personas_collections(config) -> None:
     with pytest.raises(InvalidInputError, match="persona"):
         MemoryManager("karin__temporary__abcdefghijklmnop", config)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from memory import MemoryConfig, MemoryManager
 from memory.domain.formatter import format_profile
 from memory.index.embeddings import get_embeddings
-from memory.samples import background_sentences
+from memory.samples import floor_sentences
 
 THINGS = ["邮票", "硬币", "明信片", "书签", "徽章", "钥匙扣", "贴纸", "磁铁"]
 
@@ -65,8 +65,8 @@ def test_a_thousand_keys_are_embedded_once_not_at_every_start(
         monkeypatch.setattr(embedder, name, lambda texts, _f=original: embedded.extend(texts) or _f(texts))
     result = again.retrieve_memories("What am I allergic to?", user_id="u1")
     assert "花生" in result.rag_text
-    assert not set(embedded) - set(background_sentences())  # no fact again (the floor's small talk: once)
+    assert not set(embedded) - set(floor_sentences())  # no fact again (the floor's small talk: once)
     again.remember("上海", user_id="u1", key="home_city")
     assert "上海" in again.retrieve_memories("我住在哪个城市？", user_id="u1").rag_text
-    new = [text for text in embedded if text not in background_sentences()]
+    new = [text for text in embedded if text not in floor_sentences()]
     assert new in ([], ["home city: 上海"])  # the new one, at most once (the worker may be first)

@@ -3,6 +3,8 @@ floor, and a dialogue read as a dialogue (real Chroma, the real USE embedder).""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
@@ -76,6 +78,32 @@ def test_an_unrelated_query_leaves_the_slots_empty(make_manager, config) -> None
     found = manager.retrieve_memories("我对什么东西过敏？").memories
     assert found and "花生" in found[0].entry.content
     assert "Toronto" in manager.retrieve_memories("Where does my sister live?").memories[0].entry.content
+
+
+def test_a_question_about_the_world_leaves_the_users_life_out(make_manager, config) -> None:
+    """A question that does not speak of the user needs a memory past the small talk nearest to
+    it; one about the user's life in plain words, in the persona's name for the user, about "the
+    user", or naming what the user told, still finds it."""
+    toml = Path(config.personas_dir) / "karin" / "persona.toml"
+    toml.write_text('name = "karin"\nlocale = "zh"\naddresses_user_as = ["前辈"]\n', encoding="utf-8")
+    manager = _manager(make_manager, config)
+    told(manager, [*FACTS, *CATS, "结束"])
+    for question in [
+        "Do you think people will live on Mars one day?",
+        "Who invented the telephone?",
+        "你会弹钢琴吗？",
+    ]:
+        found = manager.retrieve_memories(question).memories
+        assert [m.entry.content for m in found if m.entry.layer != Layer.STATIC] == [], question
+    for question, fact in [
+        ("What do I do for work?", "nurse"),
+        ("What does the user do for work?", "nurse"),
+        ("前辈每天早上做什么运动？", "游泳"),
+        ("那只橘猫叫什么名字来着？", "年糕"),
+        ("年糕还在减肥吗？", "减肥"),
+    ]:
+        found = [m.entry.content for m in manager.retrieve_memories(question).memories]
+        assert any(fact in text for text in found), (question, found)
 
 
 def test_a_memory_in_the_other_language_is_held_to_small_talk_in_its_language(embeddings) -> None:
