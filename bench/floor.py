@@ -106,7 +106,7 @@ def column(
         for message in _rows(CHITCHAT):
             text = str(message["text"])
             memories = [m for m in engine.recall(text).memories if m[0] != Layer.STATIC.value]
-            for row in (f"chit-chat, {message['lang']}", f"chit-chat: {message['kind']}"):
+            for row in ("chit-chat, all", f"chit-chat, {message['lang']}", f"chit-chat: {message['kind']}"):
                 found[(half(text), row)].append(float(len(memories)))
     finally:
         engine.discard()
