@@ -68,7 +68,7 @@ def persona_names(folder: Path) -> list[str]:
 TEMPLATE_TOML = """name = "{name}"              # how prompts and the inspector name the persona
 description = ""             # who the persona is, for the people who keep it (the engine ignores it)
 locale = "{locale}"                # "zh" or "en": the language of the prompt texts and the inspector
-addresses_user_as = []       # what the persona calls the user (["前辈"]): a question naming it is theirs
+addresses_user_as = []       # what the persona calls the user, e.g. ["前辈"]
 
 # The persona's own memories, never forgotten, go in static_memories/: each .md or .txt file
 # gives one memory per paragraph (paragraphs are separated by a blank line; a paragraph of
