@@ -9,13 +9,13 @@ sentences to its best one. Below that it says little a generic sentence would no
 slot empty keeps noise and tokens out of the prompt. A question that names something specific
 ("what am I allergic to?") lies far from small talk, so its bar is low.
 
-A query that does not speak of the user needs more (the retriever tells: no "I", "my", "我",
-no name the user goes by, no slot of theirs asked about; a question about the world, the persona
-or someone else): a memory past the nearest of those sentences and of a second set, what keeps a
-conversation going without asking for anything ("Talk to me", "你觉得呢？"). Only a query about
-the user's own life may ask in small talk's plain words ("what do I do?" lies near "what can you
-do?"); a memory that matches any other query no better than small talk does is about something
-else ("will people live on Mars one day?" and the user's job).
+A query that does not speak of the user needs more (no "I", "my", "我", no "user", no name the
+persona calls the user by, no slot of the user's profile asked about: a question about the world,
+the persona or someone else): a memory past the nearest of those sentences and of a second set,
+what keeps a conversation going without asking for anything ("Talk to me", "你觉得呢？"). Only a
+query about the user's own life may ask in small talk's plain words ("what do I do?" lies near
+"what can you do?"); a memory that matches any other query no better than small talk does is
+about something else ("will people live on Mars one day?" and the user's job).
 
 A memory the keyword ranking also found (it shares a word the user's memories rarely hold) needs
 only half of that way, two kinds of evidence: a quarter from the mean to the best small talk for
